@@ -1,0 +1,293 @@
+// tensorops/core/tensor_view.hpp — a non-owning, strided view of a tensor of rank 0..8.
+//
+// Vocabulary follows std::mdspan / layout_stride: sizes ("extents") and strides are in elements, strides
+// are signed (negative = reversed dimension, 0 = broadcast), and `required_span_size()` is the number of
+// elements between the lowest and the highest addressed element, inclusive. The rank is a run-time value,
+// so one kernel instantiation serves every rank.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <numeric>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "error.hpp"
+
+namespace tensorops {
+
+/// The largest rank a view may have (DirectML's limit).
+inline constexpr std::size_t max_rank = 8;
+
+using extents_array = std::array<std::size_t, max_rank>;
+using strides_array = std::array<std::ptrdiff_t, max_rank>;
+
+/// A non-owning view of `element_count()` elements of type T laid out with arbitrary signed strides.
+/// Copying a view copies the description, never the data. `tensor_view<T>` converts implicitly to
+/// `tensor_view<const T>`.
+template <class T>
+class tensor_view {
+public:
+    using element_type = T;
+    using value_type = std::remove_cv_t<T>;
+
+    /// An empty description: rank 0, no data. Assign a real view before use.
+    tensor_view() noexcept = default;
+
+    /// A packed row-major view (the last dimension has stride 1).
+    /// Throws tensorops::error if the rank exceeds 8, the element count overflows, or `data` is null
+    /// while the view is not empty.
+    tensor_view(T* data, std::span<const std::size_t> sizes) { assign(data, sizes, {}, true); }
+
+    /// A view with explicit strides in elements (signed; 0 broadcasts a dimension).
+    /// Throws tensorops::error if the rank exceeds 8, `strides` and `sizes` differ in length, an offset
+    /// overflows std::ptrdiff_t, or `data` is null while the view is not empty.
+    tensor_view(T* data, std::span<const std::size_t> sizes, std::span<const std::ptrdiff_t> strides) {
+        assign(data, sizes, strides, false);
+    }
+
+    tensor_view(T* data, std::initializer_list<std::size_t> sizes)
+        : tensor_view(data, std::span<const std::size_t>(sizes.begin(), sizes.size())) {}
+
+    tensor_view(T* data, std::initializer_list<std::size_t> sizes, std::initializer_list<std::ptrdiff_t> strides)
+        : tensor_view(data, std::span<const std::size_t>(sizes.begin(), sizes.size()),
+                      std::span<const std::ptrdiff_t>(strides.begin(), strides.size())) {}
+
+    /// Adds const: tensor_view<float> → tensor_view<const float>.
+    template <class U>
+        requires(std::same_as<const U, T> && !std::same_as<U, T>)
+    tensor_view(const tensor_view<U>& other) noexcept  // NOLINT(google-explicit-constructor): implicit on purpose
+        : data_(other.data()), rank_(other.rank()), sizes_(other.extents()), strides_(other.stride_array()) {}
+
+    [[nodiscard]] T* data() const noexcept { return data_; }
+    [[nodiscard]] std::size_t rank() const noexcept { return rank_; }
+    [[nodiscard]] std::size_t size(std::size_t dimension) const noexcept {
+        assert(dimension < rank_);
+        return sizes_[dimension];
+    }
+    [[nodiscard]] std::ptrdiff_t stride(std::size_t dimension) const noexcept {
+        assert(dimension < rank_);
+        return strides_[dimension];
+    }
+    [[nodiscard]] std::span<const std::size_t> sizes() const noexcept { return {sizes_.data(), rank_}; }
+    [[nodiscard]] std::span<const std::ptrdiff_t> strides() const noexcept { return {strides_.data(), rank_}; }
+    /// Sizes and strides as fixed arrays (entries past rank() are 1 and 0).
+    [[nodiscard]] const extents_array& extents() const noexcept { return sizes_; }
+    [[nodiscard]] const strides_array& stride_array() const noexcept { return strides_; }
+
+    /// Product of the sizes (1 for rank 0).
+    [[nodiscard]] std::size_t element_count() const noexcept {
+        std::size_t count = 1;
+        for (std::size_t d = 0; d < rank_; ++d) count *= sizes_[d];
+        return count;
+    }
+    [[nodiscard]] bool empty() const noexcept { return element_count() == 0; }
+
+    /// Element access without checks: exactly rank() indices, each below its size.
+    template <std::integral... Index>
+    [[nodiscard]] T& operator()(Index... indices) const noexcept {
+        assert(sizeof...(Index) == rank_);
+        const std::size_t index_array[] = {static_cast<std::size_t>(indices)..., 0};
+        return data_[offset_of(std::span<const std::size_t>(index_array, sizeof...(Index)))];
+    }
+
+    /// Checked element access: throws tensorops::error for a wrong index count or an index out of range.
+    [[nodiscard]] T& at(std::span<const std::size_t> index) const {
+        if (index.size() != rank_)
+            throw error("tensor_view::at", "index",
+                        "has " + std::to_string(index.size()) + " entries for a view of rank " +
+                            std::to_string(rank_));
+        for (std::size_t d = 0; d < rank_; ++d)
+            if (index[d] >= sizes_[d])
+                throw error("tensor_view::at", "index",
+                            "entry " + std::to_string(d) + " is " + std::to_string(index[d]) +
+                                ", outside [0, " + std::to_string(sizes_[d]) + ")");
+        return data_[offset_of(index)];
+    }
+
+    /// Offset in elements of a multi-index from data().
+    [[nodiscard]] std::ptrdiff_t offset_of(std::span<const std::size_t> index) const noexcept {
+        std::ptrdiff_t offset = 0;
+        for (std::size_t d = 0; d < index.size(); ++d) offset += static_cast<std::ptrdiff_t>(index[d]) * strides_[d];
+        return offset;
+    }
+
+    /// Lowest and highest element offsets the view addresses, relative to data() (0 and 0 for rank 0;
+    /// meaningless for an empty view).
+    [[nodiscard]] std::ptrdiff_t min_offset() const noexcept {
+        std::ptrdiff_t offset = 0;
+        for (std::size_t d = 0; d < rank_; ++d)
+            if (strides_[d] < 0 && sizes_[d] > 0) offset += static_cast<std::ptrdiff_t>(sizes_[d] - 1) * strides_[d];
+        return offset;
+    }
+    [[nodiscard]] std::ptrdiff_t max_offset() const noexcept {
+        std::ptrdiff_t offset = 0;
+        for (std::size_t d = 0; d < rank_; ++d)
+            if (strides_[d] > 0 && sizes_[d] > 0) offset += static_cast<std::ptrdiff_t>(sizes_[d] - 1) * strides_[d];
+        return offset;
+    }
+
+    /// Number of elements from the lowest to the highest addressed element, inclusive; 0 when empty.
+    /// A buffer must hold this many elements starting at `data() + min_offset()`.
+    [[nodiscard]] std::size_t required_span_size() const noexcept {
+        if (empty()) return 0;
+        return static_cast<std::size_t>(max_offset() - min_offset()) + 1;
+    }
+
+    /// True when the strides are the packed row-major ones for these sizes (size-1 dimensions may
+    /// carry any stride).
+    [[nodiscard]] bool is_packed() const noexcept {
+        std::ptrdiff_t expected = 1;
+        for (std::size_t d = rank_; d-- > 0;) {
+            if (sizes_[d] != 1 && strides_[d] != expected) return false;
+            expected *= static_cast<std::ptrdiff_t>(sizes_[d]);
+        }
+        return true;
+    }
+
+    /// True when no two multi-indices address the same element (the rule every output must meet).
+    /// Exact for nested layouts (each stride, by magnitude, exceeds the extent of the smaller ones) and
+    /// for any layout of up to 2^24 elements (checked by enumeration). A larger interleaved layout is
+    /// reported as not unique, because it cannot be proven so cheaply: such outputs are rejected.
+    [[nodiscard]] bool is_unique() const {
+        std::array<std::size_t, max_rank> order{};
+        std::size_t count = 0;
+        if (empty()) return true;  // nothing is addressed at all
+        for (std::size_t d = 0; d < rank_; ++d) {
+            if (sizes_[d] == 1) continue;
+            if (strides_[d] == 0) return false;
+            order[count++] = d;
+        }
+        auto magnitude = [&](std::size_t d) { return strides_[d] < 0 ? -strides_[d] : strides_[d]; };
+        for (std::size_t i = 1; i < count; ++i)  // insertion sort by stride magnitude (≤ 8 entries)
+            for (std::size_t j = i; j > 0 && magnitude(order[j]) < magnitude(order[j - 1]); --j) std::swap(order[j], order[j - 1]);
+        std::ptrdiff_t extent_below = 0;  // largest offset reachable with the smaller dimensions
+        bool nested = true;
+        for (std::size_t i = 0; i < count && nested; ++i) {
+            const std::size_t d = order[i];
+            nested = magnitude(d) > extent_below;
+            extent_below += magnitude(d) * static_cast<std::ptrdiff_t>(sizes_[d] - 1);
+        }
+        if (nested) return true;
+        constexpr std::size_t enumeration_limit = std::size_t{1} << 24;
+        if (element_count() > enumeration_limit) return false;
+        std::vector<std::ptrdiff_t> offsets;
+        offsets.reserve(element_count());
+        std::array<std::size_t, max_rank> index{};
+        for (std::size_t n = element_count(); n-- > 0;) {
+            offsets.push_back(offset_of({index.data(), rank_}));
+            for (std::size_t d = rank_; d-- > 0;) {
+                if (++index[d] < sizes_[d]) break;
+                index[d] = 0;
+            }
+        }
+        std::sort(offsets.begin(), offsets.end());
+        return std::adjacent_find(offsets.begin(), offsets.end()) == offsets.end();
+    }
+
+private:
+    void assign(T* data, std::span<const std::size_t> sizes, std::span<const std::ptrdiff_t> strides, bool packed) {
+        if (sizes.size() > max_rank)
+            throw error("tensor_view", "sizes",
+                        "rank " + std::to_string(sizes.size()) + " exceeds the maximum rank " + std::to_string(max_rank));
+        if (!packed && strides.size() != sizes.size())
+            throw error("tensor_view", "strides",
+                        "has " + std::to_string(strides.size()) + " entries but sizes has " +
+                            std::to_string(sizes.size()));
+        constexpr auto limit = static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max());
+        rank_ = sizes.size();
+        std::size_t count = 1;
+        bool is_empty = false;
+        for (std::size_t d = 0; d < rank_; ++d) {
+            sizes_[d] = sizes[d];
+            if (sizes[d] == 0) is_empty = true;
+            else if (count > limit / sizes[d])
+                throw error("tensor_view", "sizes", "the element count overflows std::ptrdiff_t");
+            else count *= sizes[d];
+        }
+        if (packed) {
+            std::ptrdiff_t stride = 1;
+            for (std::size_t d = rank_; d-- > 0;) {
+                strides_[d] = is_empty ? 0 : stride;
+                stride *= static_cast<std::ptrdiff_t>(is_empty ? 1 : sizes_[d]);
+            }
+        } else {
+            std::size_t reach = 0;  // Σ (size-1)·|stride| must stay representable
+            for (std::size_t d = 0; d < rank_; ++d) {
+                strides_[d] = strides[d];
+                if (is_empty || sizes_[d] <= 1) continue;
+                const std::size_t magnitude =
+                    strides[d] < 0 ? std::size_t(0) - static_cast<std::size_t>(strides[d]) : static_cast<std::size_t>(strides[d]);
+                if (magnitude != 0 && (sizes_[d] - 1 > limit / magnitude || reach > limit - (sizes_[d] - 1) * magnitude))
+                    throw error("tensor_view", "strides",
+                                "dimension " + std::to_string(d) + " reaches an offset that overflows std::ptrdiff_t");
+                reach += (sizes_[d] - 1) * magnitude;
+            }
+        }
+        if (data == nullptr && !is_empty && rank_ > 0)
+            throw error("tensor_view", "data", "is null but the view has elements");
+        if (data == nullptr && rank_ == 0)
+            throw error("tensor_view", "data", "is null but a rank-0 view has one element");
+        data_ = data;
+    }
+
+    T* data_ = nullptr;
+    std::size_t rank_ = 0;
+    extents_array sizes_ = {1, 1, 1, 1, 1, 1, 1, 1};
+    strides_array strides_ = {};
+};
+
+// ---------------------------------------------------------------------------------------------
+// Overlap between two views.
+
+/// How two views share memory.
+///   none    no byte is addressed by both;
+///   exact   the same element type size, data pointer, sizes and strides (size-1 dimensions aside):
+///           every coordinate names the same element in both (what "in place" means);
+///   partial anything else where the byte ranges intersect and disjointness cannot be proven.
+///           The test is conservative: interleaved views (e.g. even and odd elements) are recognised as
+///           disjoint when their addresses differ modulo the gcd of all strides; other intersecting
+///           layouts are reported as partial.
+enum class overlap { none, exact, partial };
+
+template <class T, class U>
+[[nodiscard]] overlap memory_overlap(const tensor_view<T>& a, const tensor_view<U>& b) {
+    if (a.empty() || b.empty()) return overlap::none;
+    constexpr auto size_a = static_cast<std::intptr_t>(sizeof(T));
+    constexpr auto size_b = static_cast<std::intptr_t>(sizeof(U));
+    const auto base_a = reinterpret_cast<std::intptr_t>(a.data());
+    const auto base_b = reinterpret_cast<std::intptr_t>(b.data());
+    const std::intptr_t low_a = base_a + a.min_offset() * size_a, high_a = base_a + a.max_offset() * size_a + size_a;
+    const std::intptr_t low_b = base_b + b.min_offset() * size_b, high_b = base_b + b.max_offset() * size_b + size_b;
+    if (high_a <= low_b || high_b <= low_a) return overlap::none;
+
+    if (size_a == size_b && base_a == base_b && a.rank() == b.rank()) {
+        bool same = true;
+        for (std::size_t d = 0; d < a.rank() && same; ++d)
+            same = a.size(d) == b.size(d) && (a.size(d) == 1 || a.stride(d) == b.stride(d));
+        if (same) return overlap::exact;
+    }
+    // Every element of a starts at base_a + g·k and every element of b at base_b + g·m, where g is the
+    // gcd of all byte strides. Modulo g, a covers [0, size_a) and b covers [d, d + size_b) with
+    // d = (base_b − base_a) mod g; when these do not meet, no byte is shared.
+    std::intptr_t g = 0;
+    for (std::size_t d = 0; d < a.rank(); ++d)
+        if (a.size(d) > 1) g = std::gcd(g, static_cast<std::intptr_t>(a.stride(d)) * size_a);
+    for (std::size_t d = 0; d < b.rank(); ++d)
+        if (b.size(d) > 1) g = std::gcd(g, static_cast<std::intptr_t>(b.stride(d)) * size_b);
+    if (g != 0) {
+        const std::intptr_t shift = ((base_b - base_a) % g + g) % g;
+        if (shift >= size_a && shift + size_b <= g) return overlap::none;
+    }
+    return overlap::partial;
+}
+
+}  // namespace tensorops

@@ -1,0 +1,27 @@
+// tensorops/simd/config.hpp — decides, at compile time, whether the vector paths exist.
+//
+// xsimd is used when its header is reachable and the consumer has not defined TENSOROPS_NO_XSIMD.
+// The register width is whatever the consumer's compiler targets (-march): the library never forces an
+// instruction set. Without xsimd every `pack` is one lane wide and the same kernels run as scalar code.
+#pragma once
+
+#if !defined(TENSOROPS_NO_XSIMD) && __has_include(<xsimd/xsimd.hpp>)
+#include <xsimd/xsimd.hpp>
+#define TENSOROPS_HAS_XSIMD 1
+#else
+#define TENSOROPS_HAS_XSIMD 0
+#endif
+
+#if TENSOROPS_HAS_XSIMD && (defined(__x86_64__) || defined(_M_X64) || defined(__i386__))
+#include <immintrin.h>
+#define TENSOROPS_X86_INTRINSICS 1
+#else
+#define TENSOROPS_X86_INTRINSICS 0
+#endif
+
+namespace tensorops::simd {
+
+/// True when the vector paths are compiled in (xsimd found and not disabled).
+inline constexpr bool vectorized = TENSOROPS_HAS_XSIMD != 0;
+
+}  // namespace tensorops::simd

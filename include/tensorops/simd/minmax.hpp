@@ -1,0 +1,60 @@
+// tensorops/simd/minmax.hpp — minimum and maximum that propagate NaN, for lanes and for scalars.
+//
+// x86 `maxps`/`minps` return their second operand when either is NaN, so a raw vector max silently drops
+// a NaN depending on lane order. These functions return NaN whenever either operand is NaN (SEMANTICS.md
+// §4), in every lane, whatever the order. Which of two zeros (+0, −0) is returned is unspecified.
+#pragma once
+
+#include <type_traits>
+
+#include "pack.hpp"
+
+namespace tensorops::simd {
+
+/// The larger of a and b; NaN if either is NaN.
+template <class C>
+    requires std::is_arithmetic_v<C>
+[[nodiscard]] constexpr C max_propagate_nan(C a, C b) noexcept {
+    if constexpr (std::is_floating_point_v<C>)
+        if (a != a || b != b) return a + b;  // a NaN operand makes the sum NaN
+    return a < b ? b : a;
+}
+
+/// The smaller of a and b; NaN if either is NaN.
+template <class C>
+    requires std::is_arithmetic_v<C>
+[[nodiscard]] constexpr C min_propagate_nan(C a, C b) noexcept {
+    if constexpr (std::is_floating_point_v<C>)
+        if (a != a || b != b) return a + b;
+    return b < a ? b : a;
+}
+
+/// Lane-wise larger of a and b; NaN in every lane where either is NaN.
+template <class P>
+    requires(!std::is_arithmetic_v<P>)
+[[nodiscard]] P max_propagate_nan(const P& a, const P& b) noexcept {
+#if TENSOROPS_HAS_XSIMD
+    if constexpr (std::is_floating_point_v<typename P::value_type>)
+        return simd::select(simd::is_nan(a) | simd::is_nan(b), a + b, xsimd::max(a, b));
+    else
+        return xsimd::max(a, b);
+#else
+    return P(max_propagate_nan(a.value, b.value));
+#endif
+}
+
+/// Lane-wise smaller of a and b; NaN in every lane where either is NaN.
+template <class P>
+    requires(!std::is_arithmetic_v<P>)
+[[nodiscard]] P min_propagate_nan(const P& a, const P& b) noexcept {
+#if TENSOROPS_HAS_XSIMD
+    if constexpr (std::is_floating_point_v<typename P::value_type>)
+        return simd::select(simd::is_nan(a) | simd::is_nan(b), a + b, xsimd::min(a, b));
+    else
+        return xsimd::min(a, b);
+#else
+    return P(min_propagate_nan(a.value, b.value));
+#endif
+}
+
+}  // namespace tensorops::simd

@@ -1,0 +1,235 @@
+// tensorops/simd/pack.hpp — vector registers for every built-in element type, and their loads and stores.
+//
+// `pack<T>` is the register a kernel computes in for storage type T: an xsimd batch of T (of float for
+// float16, which is widened on load and rounded once, to nearest even, on store), or a one-lane
+// `scalar_pack` when xsimd is absent. Kernels are written once against this vocabulary:
+//   pack<T>, mask_of<P>, lanes<T>, load, store, load_partial, store_partial, broadcast, select,
+//   is_nan, any, to_array, from_array
+// and the free functions of horizontal.hpp, minmax.hpp, shuffle.hpp and scan.hpp. Always call them
+// qualified (`simd::select`) so argument-dependent lookup cannot pick xsimd's own overloads.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "../core/element.hpp"
+#include "config.hpp"
+
+namespace tensorops::simd {
+
+/// The type vector arithmetic runs in for storage type T: float for float16, T itself otherwise.
+template <class T>
+using compute_t = std::conditional_t<std::is_same_v<std::remove_cv_t<T>, float16>, float, std::remove_cv_t<T>>;
+
+// ---------------------------------------------------------------------------------------------
+// The one-lane fallback register.
+
+/// One-lane mask (the fallback for xsimd::batch_bool).
+struct scalar_mask {
+    bool value;
+    friend constexpr scalar_mask operator&(scalar_mask a, scalar_mask b) noexcept { return {a.value && b.value}; }
+    friend constexpr scalar_mask operator|(scalar_mask a, scalar_mask b) noexcept { return {a.value || b.value}; }
+    friend constexpr scalar_mask operator!(scalar_mask a) noexcept { return {!a.value}; }
+};
+
+/// One-lane register used when xsimd is absent. Integer arithmetic wraps (computed unsigned), exactly as
+/// the vector instructions do, so both paths give the same results.
+template <class C>
+struct scalar_pack {
+    using value_type = C;
+    using batch_bool_type = scalar_mask;
+    static constexpr std::size_t size = 1;
+    C value;
+
+    constexpr scalar_pack() noexcept = default;
+    constexpr scalar_pack(C v) noexcept : value(v) {}  // NOLINT(google-explicit-constructor): broadcast, like xsimd
+
+    friend constexpr scalar_pack operator+(scalar_pack a, scalar_pack b) noexcept { return combine(a, b, [](auto x, auto y) { return x + y; }); }
+    friend constexpr scalar_pack operator-(scalar_pack a, scalar_pack b) noexcept { return combine(a, b, [](auto x, auto y) { return x - y; }); }
+    friend constexpr scalar_pack operator*(scalar_pack a, scalar_pack b) noexcept { return combine(a, b, [](auto x, auto y) { return x * y; }); }
+    friend constexpr scalar_pack operator/(scalar_pack a, scalar_pack b) noexcept requires std::is_floating_point_v<C> { return {a.value / b.value}; }
+    friend constexpr scalar_pack operator-(scalar_pack a) noexcept { return combine(scalar_pack(C(0)), a, [](auto x, auto y) { return x - y; }); }
+    constexpr scalar_pack& operator+=(scalar_pack b) noexcept { return *this = *this + b; }
+    constexpr scalar_pack& operator-=(scalar_pack b) noexcept { return *this = *this - b; }
+    constexpr scalar_pack& operator*=(scalar_pack b) noexcept { return *this = *this * b; }
+    friend constexpr scalar_mask operator==(scalar_pack a, scalar_pack b) noexcept { return {a.value == b.value}; }
+    friend constexpr scalar_mask operator!=(scalar_pack a, scalar_pack b) noexcept { return {a.value != b.value}; }
+    friend constexpr scalar_mask operator<(scalar_pack a, scalar_pack b) noexcept { return {a.value < b.value}; }
+    friend constexpr scalar_mask operator<=(scalar_pack a, scalar_pack b) noexcept { return {a.value <= b.value}; }
+    friend constexpr scalar_mask operator>(scalar_pack a, scalar_pack b) noexcept { return {a.value > b.value}; }
+    friend constexpr scalar_mask operator>=(scalar_pack a, scalar_pack b) noexcept { return {a.value >= b.value}; }
+
+private:
+    template <class Op>
+    static constexpr scalar_pack combine(scalar_pack a, scalar_pack b, Op op) noexcept {
+        if constexpr (std::is_integral_v<C>) {
+            return {from_accumulator<C>(op(to_accumulator(a.value), to_accumulator(b.value)))};
+        } else {
+            return {static_cast<C>(op(a.value, b.value))};
+        }
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Register and mask types.
+
+namespace detail {
+template <class C>
+struct pack_of {
+#if TENSOROPS_HAS_XSIMD
+    using type = xsimd::batch<C>;
+#else
+    using type = scalar_pack<C>;
+#endif
+};
+}  // namespace detail
+
+/// The register kernels compute in for built-in element type T.
+template <builtin_element T>
+using pack = typename detail::pack_of<compute_t<T>>::type;
+
+/// The comparison-result type of register P.
+template <class P>
+using mask_of = typename P::batch_bool_type;
+
+/// Lanes in pack<T> (1 without xsimd).
+template <builtin_element T>
+inline constexpr std::size_t lanes = pack<T>::size;
+
+// ---------------------------------------------------------------------------------------------
+// Moving lanes between registers and arrays.
+
+/// The lanes of `value`, lowest first.
+template <class P>
+[[nodiscard]] std::array<typename P::value_type, P::size> to_array(const P& value) noexcept {
+    std::array<typename P::value_type, P::size> lanes_out;
+    if constexpr (P::size == 1 && std::is_same_v<P, scalar_pack<typename P::value_type>>) lanes_out[0] = value.value;
+    else value.store_unaligned(lanes_out.data());
+    return lanes_out;
+}
+
+/// A register holding `values`, lowest lane first.
+template <class P>
+[[nodiscard]] P from_array(const std::array<typename P::value_type, P::size>& values) noexcept {
+    if constexpr (std::is_same_v<P, scalar_pack<typename P::value_type>>) return P(values[0]);
+    else return P::load_unaligned(values.data());
+}
+
+/// Every lane set to `value`.
+template <builtin_element T>
+[[nodiscard]] pack<T> broadcast(compute_t<T> value) noexcept {
+    return pack<T>(value);
+}
+
+/// Loads lanes<T> consecutive elements from `source` (any alignment). float16 is widened exactly to float
+/// (F16C when the compiler targets it).
+template <builtin_element T>
+[[nodiscard]] pack<T> load(const T* source) noexcept {
+    using P = pack<T>;
+    if constexpr (std::is_same_v<T, float16>) {
+#if TENSOROPS_X86_INTRINSICS && defined(__F16C__)
+        if constexpr (P::size == 8) {
+            return P(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(source))));
+        } else if constexpr (P::size == 4) {
+            return P(_mm_cvtph_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(source))));
+        }
+#if defined(__AVX512F__)
+        else if constexpr (P::size == 16) {
+            return P(_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(source))));
+        }
+#endif
+#endif
+        std::array<float, P::size> widened;
+        for (std::size_t i = 0; i < P::size; ++i) widened[i] = static_cast<float>(source[i]);
+        return from_array<P>(widened);
+    } else if constexpr (std::is_same_v<P, scalar_pack<T>>) {
+        return P(*source);
+    } else {
+        return P::load_unaligned(source);
+    }
+}
+
+/// Stores the lanes of `value` to lanes<T> consecutive elements at `destination` (any alignment).
+/// float16 is rounded once, to nearest even.
+template <builtin_element T>
+void store(T* destination, const pack<T>& value) noexcept {
+    using P = pack<T>;
+    if constexpr (std::is_same_v<T, float16>) {
+#if TENSOROPS_X86_INTRINSICS && defined(__F16C__)
+        if constexpr (P::size == 8) {
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(destination), _mm256_cvtps_ph(value, _MM_FROUND_TO_NEAREST_INT));
+            return;
+        } else if constexpr (P::size == 4) {
+            _mm_storel_epi64(reinterpret_cast<__m128i*>(destination), _mm_cvtps_ph(value, _MM_FROUND_TO_NEAREST_INT));
+            return;
+        }
+#if defined(__AVX512F__)
+        else if constexpr (P::size == 16) {
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(destination), _mm512_cvtps_ph(value, _MM_FROUND_TO_NEAREST_INT));
+            return;
+        }
+#endif
+#endif
+        const auto lanes_in = to_array(value);
+        for (std::size_t i = 0; i < P::size; ++i) destination[i] = float16(lanes_in[i]);
+    } else if constexpr (std::is_same_v<P, scalar_pack<T>>) {
+        *destination = value.value;
+    } else {
+        value.store_unaligned(destination);
+    }
+}
+
+/// Loads `count` (< lanes<T>) elements into the low lanes and `fill` into the others. Reads nothing past
+/// source[count - 1].
+template <builtin_element T>
+[[nodiscard]] pack<T> load_partial(const T* source, std::size_t count, compute_t<T> fill) noexcept {
+    std::array<compute_t<T>, lanes<T>> values;
+    for (std::size_t i = 0; i < lanes<T>; ++i) values[i] = i < count ? static_cast<compute_t<T>>(source[i]) : fill;
+    return from_array<pack<T>>(values);
+}
+
+/// Stores the low `count` (≤ lanes<T>) lanes; writes nothing past destination[count - 1].
+template <builtin_element T>
+void store_partial(T* destination, const pack<T>& value, std::size_t count) noexcept {
+    const auto values = to_array(value);
+    for (std::size_t i = 0; i < count; ++i) destination[i] = static_cast<T>(values[i]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lane-wise selection and tests.
+
+/// Lane i is a[i] where condition[i], else b[i].
+template <class P>
+[[nodiscard]] P select(const mask_of<P>& condition, const P& a, const P& b) noexcept {
+#if TENSOROPS_HAS_XSIMD
+    return xsimd::select(condition, a, b);
+#else
+    return condition.value ? a : b;
+#endif
+}
+
+/// Lanes holding NaN (none for integer registers). (xsimd's `!=` on floats is an ordered compare, false
+/// for NaN, so `x != x` cannot be used to find NaN.)
+template <class P>
+[[nodiscard]] mask_of<P> is_nan(const P& value) noexcept {
+    if constexpr (!std::is_floating_point_v<typename P::value_type>) return mask_of<P>(false);
+#if TENSOROPS_HAS_XSIMD
+    else return xsimd::isnan(value);
+#else
+    else return scalar_mask{value.value != value.value};
+#endif
+}
+
+/// True when any lane of the mask is set.
+template <class M>
+[[nodiscard]] bool any(const M& condition) noexcept {
+#if TENSOROPS_HAS_XSIMD
+    return xsimd::any(condition);
+#else
+    return condition.value;
+#endif
+}
+
+}  // namespace tensorops::simd

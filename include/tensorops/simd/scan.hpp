@@ -1,0 +1,50 @@
+// tensorops/simd/scan.hpp — inclusive prefix scans inside one register.
+//
+// Algorithm (Hillis–Steele): log2(W) steps; step k combines every lane with the lane k below it
+// (shift_lanes_up<k>, identity entering at the bottom): after the steps with k = 1, 2, 4, …, lane i holds
+// x0 ∘ … ∘ xi. The lanes of a float sum are therefore added in a tree order, not left to right; the error
+// bound is that of a pairwise sum of W terms.
+#pragma once
+
+#include <cstddef>
+
+#include "arithmetic.hpp"
+#include "pack.hpp"
+#include "shuffle.hpp"
+
+namespace tensorops::simd {
+
+/// Lane i of the result is op(x0, …, xi) for an associative `op` whose identity is `identity`.
+template <std::size_t Step = 1, class P, class Op>
+[[nodiscard]] P inclusive_scan(const P& value, Op op, typename P::value_type identity) noexcept {
+    if constexpr (Step < P::size) {
+        return inclusive_scan<Step * 2>(op(value, shift_lanes_up<Step>(value, identity)), op, identity);
+    } else {
+        return value;
+    }
+}
+
+/// Lane i of the result is op(xi, …, x(W−1)): the scan taken from the highest lane down (the form a backward
+/// scan over memory needs). Same steps as inclusive_scan, with shift_lanes_down.
+template <std::size_t Step = 1, class P, class Op>
+[[nodiscard]] P inclusive_suffix_scan(const P& value, Op op, typename P::value_type identity) noexcept {
+    if constexpr (Step < P::size) {
+        return inclusive_suffix_scan<Step * 2>(op(value, shift_lanes_down<Step>(value, identity)), op, identity);
+    } else {
+        return value;
+    }
+}
+
+/// Lane i of the result is x0 + … + xi (integers wrap).
+template <class P>
+[[nodiscard]] P inclusive_scan_add(const P& value) noexcept {
+    return inclusive_scan(value, [](const P& a, const P& b) { return a + b; }, typename P::value_type(0));
+}
+
+/// Lane i of the result is x0 · … · xi (integers wrap).
+template <class P>
+[[nodiscard]] P inclusive_scan_mul(const P& value) noexcept {
+    return inclusive_scan(value, [](const P& a, const P& b) { return simd::mul(a, b); }, typename P::value_type(1));
+}
+
+}  // namespace tensorops::simd

@@ -1,0 +1,191 @@
+// tensorops/simd/shuffle.hpp — moving lanes within a register: shifts by whole lanes and broadcasting the
+// last lane (the building blocks of in-register prefix scans and of their carries).
+//
+// On x86 the shifts are byte shifts of the whole register, the same instructions for every element type:
+// SSE2 `pslldq`/`psrldq`; AVX2 shifts within each 128-bit half and takes the bytes that cross the middle from
+// a half-swapped copy (`vperm2i128` + `vpalignr`), which is cheaper than a general permute. Other
+// architectures go through memory (correct, slower).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "pack.hpp"
+
+namespace tensorops::simd {
+
+namespace detail {
+
+#if TENSOROPS_X86_INTRINSICS
+template <class P>
+inline constexpr bool is_avx2_register =
+    std::is_base_of_v<xsimd::avx2, typename P::arch_type> && sizeof(typename P::register_type) == 32;
+template <class P>
+inline constexpr bool is_sse2_register =
+    std::is_base_of_v<xsimd::sse2, typename P::arch_type> && sizeof(typename P::register_type) == 16;
+
+template <class P>
+[[nodiscard]] auto as_bytes(const P& value) noexcept {
+    using bytes = xsimd::batch<std::uint8_t, typename P::arch_type>;
+    return static_cast<typename bytes::register_type>(xsimd::bitwise_cast<bytes>(value));
+}
+template <class P, class Register>
+[[nodiscard]] P from_bytes(Register bits) noexcept {
+    using bytes = xsimd::batch<std::uint8_t, typename P::arch_type>;
+    return xsimd::bitwise_cast<P>(bytes(bits));
+}
+
+/// The register shifted towards higher lanes by Bytes bytes, zeros entering at the bottom.
+template <std::size_t Bytes, class P>
+[[nodiscard]] P shift_bytes_up(const P& value) noexcept {
+    if constexpr (is_avx2_register<P>) {
+        const __m256i bits = as_bytes(value);
+        const __m256i low_to_high = _mm256_permute2x128_si256(bits, bits, 0x08);  // [0, low half]
+        if constexpr (Bytes < 16) return from_bytes<P>(_mm256_alignr_epi8(bits, low_to_high, 16 - Bytes));
+        else if constexpr (Bytes == 16) return from_bytes<P>(low_to_high);
+        else return from_bytes<P>(_mm256_slli_si256(low_to_high, Bytes - 16));
+    } else {
+        static_assert(is_sse2_register<P>);
+        return from_bytes<P>(_mm_slli_si128(as_bytes(value), Bytes));
+    }
+}
+
+/// The register shifted towards lower lanes by Bytes bytes, zeros entering at the top.
+template <std::size_t Bytes, class P>
+[[nodiscard]] P shift_bytes_down(const P& value) noexcept {
+    if constexpr (is_avx2_register<P>) {
+        const __m256i bits = as_bytes(value);
+        const __m256i high_to_low = _mm256_permute2x128_si256(bits, bits, 0x81);  // [high half, 0]
+        if constexpr (Bytes < 16) return from_bytes<P>(_mm256_alignr_epi8(high_to_low, bits, Bytes));
+        else if constexpr (Bytes == 16) return from_bytes<P>(high_to_low);
+        else return from_bytes<P>(_mm256_srli_si256(high_to_low, Bytes - 16));
+    } else {
+        static_assert(is_sse2_register<P>);
+        return from_bytes<P>(_mm_srli_si128(as_bytes(value), Bytes));
+    }
+}
+#else
+// Declared so that the discarded branches below name something; never instantiated without x86.
+template <std::size_t Bytes, class P>
+P shift_bytes_up(const P& value) noexcept;
+template <std::size_t Bytes, class P>
+P shift_bytes_down(const P& value) noexcept;
+#endif
+
+template <class P>
+inline constexpr bool has_byte_shifts =
+#if TENSOROPS_X86_INTRINSICS
+    is_avx2_register<P> || is_sse2_register<P>;
+#else
+    false;
+#endif
+
+/// Mask of the lanes below `count`: compares the lane numbers with `count` (constants the compiler folds).
+template <class P>
+[[nodiscard]] mask_of<P> lanes_below(std::size_t count) noexcept {
+    using C = typename P::value_type;
+    std::array<C, P::size> lane_numbers;
+    for (std::size_t i = 0; i < P::size; ++i) lane_numbers[i] = static_cast<C>(i);
+    return from_array<P>(lane_numbers) < P(static_cast<C>(count));
+}
+
+}  // namespace detail
+
+/// Lane i of the result is lane i − K of `value` for i ≥ K, and `fill` for i < K (0 < K < P::size).
+template <std::size_t K, class P>
+    requires(K > 0 && K < P::size)
+[[nodiscard]] P shift_lanes_up(const P& value, typename P::value_type fill) noexcept {
+    using C = typename P::value_type;
+    if constexpr (detail::has_byte_shifts<P>) {
+        const P shifted = detail::shift_bytes_up<K * sizeof(C)>(value);
+        if (fill == C(0)) return shifted;
+        return simd::select(detail::lanes_below<P>(K), P(fill), shifted);
+    } else {
+        const auto in = to_array(value);
+        std::array<C, P::size> out;
+        for (std::size_t i = 0; i < P::size; ++i) out[i] = i < K ? fill : in[i - K];
+        return from_array<P>(out);
+    }
+}
+
+/// Lane i of the result is lane i + K of `value` for i < P::size − K, and `fill` above (0 < K < P::size).
+template <std::size_t K, class P>
+    requires(K > 0 && K < P::size)
+[[nodiscard]] P shift_lanes_down(const P& value, typename P::value_type fill) noexcept {
+    using C = typename P::value_type;
+    if constexpr (detail::has_byte_shifts<P>) {
+        const P shifted = detail::shift_bytes_down<K * sizeof(C)>(value);
+        if (fill == C(0)) return shifted;
+        return simd::select(detail::lanes_below<P>(P::size - K), shifted, P(fill));
+    } else {
+        const auto in = to_array(value);
+        std::array<C, P::size> out;
+        for (std::size_t i = 0; i < P::size; ++i) out[i] = i + K < P::size ? in[i + K] : fill;
+        return from_array<P>(out);
+    }
+}
+
+/// Every lane set to the last (highest) lane of `value`.
+template <class P>
+[[nodiscard]] P broadcast_last(const P& value) noexcept {
+#if TENSOROPS_X86_INTRINSICS
+    using C = typename P::value_type;
+    if constexpr (detail::is_avx2_register<P>) {
+        const __m256i bits = detail::as_bytes(value);
+        if constexpr (sizeof(C) == 4) {
+            return detail::from_bytes<P>(_mm256_permutevar8x32_epi32(bits, _mm256_set1_epi32(7)));
+        } else if constexpr (sizeof(C) == 8) {
+            return detail::from_bytes<P>(_mm256_permute4x64_epi64(bits, 0xFF));
+        } else {
+            const __m256i high = _mm256_permute2x128_si256(bits, bits, 0x11);  // [high half, high half]
+            const __m256i last_bytes = sizeof(C) == 2 ? _mm256_set1_epi16(0x0F0E) : _mm256_set1_epi8(15);
+            return detail::from_bytes<P>(_mm256_shuffle_epi8(high, last_bytes));
+        }
+    } else if constexpr (detail::is_sse2_register<P>) {
+        const __m128i bits = detail::as_bytes(value);
+        if constexpr (sizeof(C) == 4) {
+            return detail::from_bytes<P>(_mm_shuffle_epi32(bits, 0xFF));
+        } else if constexpr (sizeof(C) == 8) {
+            return detail::from_bytes<P>(_mm_shuffle_epi32(bits, 0xEE));
+        } else {
+            // Bytes: pair byte 15 with itself first (it becomes word 7); words: copy word 7 to all.
+            const __m128i words = sizeof(C) == 1 ? _mm_unpackhi_epi8(bits, bits) : bits;
+            const __m128i high_words = _mm_shufflehi_epi16(words, 0xFF);
+            return detail::from_bytes<P>(_mm_unpackhi_epi64(high_words, high_words));
+        }
+    }
+#endif
+    return P(to_array(value)[P::size - 1]);
+}
+
+/// Every lane set to the first (lowest) lane of `value`.
+template <class P>
+[[nodiscard]] P broadcast_first(const P& value) noexcept {
+#if TENSOROPS_X86_INTRINSICS
+    using C = typename P::value_type;
+    if constexpr (detail::is_avx2_register<P>) {
+        const __m128i low = _mm256_castsi256_si128(detail::as_bytes(value));
+        if constexpr (sizeof(C) == 1) return detail::from_bytes<P>(_mm256_broadcastb_epi8(low));
+        else if constexpr (sizeof(C) == 2) return detail::from_bytes<P>(_mm256_broadcastw_epi16(low));
+        else if constexpr (sizeof(C) == 4) return detail::from_bytes<P>(_mm256_broadcastd_epi32(low));
+        else return detail::from_bytes<P>(_mm256_broadcastq_epi64(low));
+    } else if constexpr (detail::is_sse2_register<P>) {
+        const __m128i bits = detail::as_bytes(value);
+        if constexpr (sizeof(C) == 4) {
+            return detail::from_bytes<P>(_mm_shuffle_epi32(bits, 0x00));
+        } else if constexpr (sizeof(C) == 8) {
+            return detail::from_bytes<P>(_mm_shuffle_epi32(bits, 0x44));
+        } else {
+            // Bytes: pair byte 0 with itself first (it becomes word 0); words: copy word 0 to all.
+            const __m128i words = sizeof(C) == 1 ? _mm_unpacklo_epi8(bits, bits) : bits;
+            const __m128i low_words = _mm_shufflelo_epi16(words, 0x00);
+            return detail::from_bytes<P>(_mm_unpacklo_epi64(low_words, low_words));
+        }
+    }
+#endif
+    return P(to_array(value)[0]);
+}
+
+}  // namespace tensorops::simd

@@ -1,0 +1,11 @@
+// tensorops/tensorops.hpp — the public API in one include.
+//
+// Element types: float16 (core/float16.hpp) and the concepts and identities of core/element.hpp.
+// Views: tensor_view<T> (core/tensor_view.hpp). Errors: tensorops::error (core/error.hpp).
+// Operators arrive in ops/ (cumulative, reduce, scatter-ND) and are included here as they land.
+#pragma once
+
+#include "core/element.hpp"
+#include "core/error.hpp"
+#include "core/float16.hpp"
+#include "core/tensor_view.hpp"

@@ -1,0 +1,67 @@
+# cmake -DMODE=<add_subdirectory|find_package|copy_include|pkg_config> -DTENSOROPS_SOURCE_DIR=... \
+#       -DCONSUMER_DIR=... -DCXX_COMPILER=... -DWORK_DIR=... -P run_package_test.cmake
+cmake_minimum_required(VERSION 3.20)
+
+function(run)
+  execute_process(COMMAND ${ARGV} RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  if(NOT result EQUAL 0)
+    string(REPLACE ";" " " command "${ARGV}")
+    message(FATAL_ERROR "command failed (${result}): ${command}\n${output}")
+  endif()
+endfunction()
+
+set(work ${WORK_DIR}/${MODE})
+set(prefix ${WORK_DIR}/install-prefix)
+file(REMOVE_RECURSE ${work})
+file(MAKE_DIRECTORY ${work})
+
+function(install_tensorops)
+  file(REMOVE_RECURSE ${prefix} ${WORK_DIR}/install-build)
+  run(${CMAKE_COMMAND} -S ${TENSOROPS_SOURCE_DIR} -B ${WORK_DIR}/install-build -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
+      -DCMAKE_INSTALL_PREFIX=${prefix} -DTENSOROPS_BUILD_TESTS=OFF -DTENSOROPS_BUILD_EXAMPLES=OFF)
+  run(${CMAKE_COMMAND} --install ${WORK_DIR}/install-build)
+endfunction()
+
+if(MODE STREQUAL "add_subdirectory" OR MODE STREQUAL "find_package")
+  if(MODE STREQUAL "find_package")
+    install_tensorops()
+    foreach(file include/tensorops/tensorops.hpp share/cmake/tensorops/tensoropsConfig.cmake
+                 share/cmake/tensorops/tensoropsConfigVersion.cmake share/pkgconfig/tensorops.pc)
+      if(NOT EXISTS ${prefix}/${file})
+        message(FATAL_ERROR "the installation lacks ${file}")
+      endif()
+    endforeach()
+  endif()
+  run(${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${work} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_CXX_FLAGS=
+      -DMODE=${MODE} -DTENSOROPS_SOURCE_DIR=${TENSOROPS_SOURCE_DIR} -DCMAKE_PREFIX_PATH=${prefix})
+  run(${CMAKE_COMMAND} --build ${work})
+  run(${work}/consumer)
+  if(MODE STREQUAL "find_package")  # a version the package does not satisfy must be refused
+    execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${work}-version -DMODE=find_package
+                    -DREQUIRED_VERSION=99.0 -DCMAKE_PREFIX_PATH=${prefix} RESULT_VARIABLE refused OUTPUT_QUIET ERROR_QUIET)
+    if(refused EQUAL 0)
+      message(FATAL_ERROR "find_package(tensorops 99.0) succeeded against version 0.x")
+    endif()
+  endif()
+elseif(MODE STREQUAL "copy_include")
+  file(COPY ${TENSOROPS_SOURCE_DIR}/include/ DESTINATION ${work}/third_party/include)
+  run(${CXX_COMPILER} -std=c++20 -O1 -I${work}/third_party/include ${CONSUMER_DIR}/main.cpp -o ${work}/consumer)
+  run(${work}/consumer)
+  # The same copy without xsimd on the include path: the scalar path.
+  run(${CXX_COMPILER} -std=c++20 -O1 -DTENSOROPS_NO_XSIMD -I${work}/third_party/include ${CONSUMER_DIR}/main.cpp
+      -o ${work}/consumer-scalar)
+  run(${work}/consumer-scalar)
+elseif(MODE STREQUAL "pkg_config")
+  find_program(PKG_CONFIG pkg-config REQUIRED)
+  set(ENV{PKG_CONFIG_PATH} ${prefix}/share/pkgconfig)
+  execute_process(COMMAND ${PKG_CONFIG} --cflags tensorops RESULT_VARIABLE result OUTPUT_VARIABLE cflags
+                  OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "pkg-config does not know tensorops")
+  endif()
+  separate_arguments(cflags UNIX_COMMAND "${cflags}")
+  run(${CXX_COMPILER} ${cflags} ${CONSUMER_DIR}/main.cpp -o ${work}/consumer)
+  run(${work}/consumer)
+else()
+  message(FATAL_ERROR "unknown MODE '${MODE}'")
+endif()

@@ -1,0 +1,367 @@
+// tests/reference.hpp — independent scalar references for every operator, written as plain N-d index
+// loops over dense row-major tensors, in wide precision. They share no code with the library: a test that
+// compares the library with these compares two independent implementations of SEMANTICS.md.
+//
+// Precision: floating types (float16 included) are computed in long double; integers wrap exactly as
+// SEMANTICS.md §4 says, computed in uint64_t; user-defined types are computed with their own operators.
+#pragma once
+
+#include <cassert>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include <tensorops/core/float16.hpp>
+
+namespace tensorops_test::reference {
+
+using tensorops::float16;
+
+template <class T>
+inline constexpr bool is_floating = std::is_floating_point_v<T> || std::is_same_v<T, float16>;
+
+/// The type a reference computes in for element type T.
+template <class T>
+using wide_t = std::conditional_t<is_floating<T>, long double, T>;
+
+template <class T>
+wide_t<T> widen(const T& value) {
+    if constexpr (std::is_same_v<T, float16>) return static_cast<long double>(static_cast<float>(value));
+    else if constexpr (is_floating<T>) return static_cast<long double>(value);
+    else return value;
+}
+
+/// A dense row-major tensor.
+template <class V>
+struct dense {
+    std::vector<std::size_t> sizes;
+    std::vector<V> values;
+
+    dense() = default;
+    dense(std::vector<std::size_t> shape, std::vector<V> data) : sizes(std::move(shape)), values(std::move(data)) {
+        assert(values.size() == element_count(sizes));
+    }
+    /// A tensor of the given shape with every element equal to `value`.
+    static dense filled(std::vector<std::size_t> shape, V value) {
+        dense out;
+        out.values.assign(element_count(shape), value);
+        out.sizes = std::move(shape);
+        return out;
+    }
+    static std::size_t element_count(const std::vector<std::size_t>& shape) {
+        std::size_t count = 1;
+        for (std::size_t s : shape) count *= s;
+        return count;
+    }
+    [[nodiscard]] std::size_t flat(const std::vector<std::size_t>& index) const {
+        std::size_t position = 0;
+        for (std::size_t d = 0; d < sizes.size(); ++d) position = position * sizes[d] + index[d];
+        return position;
+    }
+    V& operator[](const std::vector<std::size_t>& index) { return values[flat(index)]; }
+    const V& operator[](const std::vector<std::size_t>& index) const { return values[flat(index)]; }
+};
+
+/// Calls f(index) for every multi-index of `sizes`, in row-major order.
+template <class F>
+void for_each_index(const std::vector<std::size_t>& sizes, F&& f) {
+    const std::size_t count = dense<int>::element_count(sizes);
+    std::vector<std::size_t> index(sizes.size(), 0);
+    for (std::size_t n = 0; n < count; ++n) {
+        f(static_cast<const std::vector<std::size_t>&>(index));
+        for (std::size_t d = sizes.size(); d-- > 0;) {
+            if (++index[d] < sizes[d]) break;
+            index[d] = 0;
+        }
+    }
+}
+
+/// Reads the elements of a strided tensor (data, sizes, element strides) into a dense tensor.
+template <class T>
+dense<std::remove_cv_t<T>> read(const T* data, const std::vector<std::size_t>& sizes, const std::vector<std::ptrdiff_t>& strides) {
+    dense<std::remove_cv_t<T>> out;
+    out.sizes = sizes;
+    out.values.reserve(dense<int>::element_count(sizes));
+    for_each_index(sizes, [&](const std::vector<std::size_t>& index) {
+        std::ptrdiff_t offset = 0;
+        for (std::size_t d = 0; d < sizes.size(); ++d) offset += static_cast<std::ptrdiff_t>(index[d]) * strides[d];
+        out.values.push_back(data[offset]);
+    });
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arithmetic in the reference domain.
+
+template <class T>
+wide_t<T> add(const wide_t<T>& a, const wide_t<T>& b) {
+    if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+    else return a + b;
+}
+template <class T>
+wide_t<T> multiply(const wide_t<T>& a, const wide_t<T>& b) {
+    if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+    else return a * b;
+}
+/// Absolute value; for integers |min| wraps to min.
+template <class T>
+wide_t<T> absolute(const wide_t<T>& a) {
+    if constexpr (std::is_integral_v<T>) {
+        if constexpr (std::is_signed_v<T>)
+            if (a < 0) return static_cast<T>(std::uint64_t{0} - static_cast<std::uint64_t>(a));
+        return a;
+    } else {
+        return std::fabs(a);
+    }
+}
+/// NaN-propagating max/min in the reference domain.
+template <class V>
+V max_of(const V& a, const V& b) {
+    if constexpr (std::is_floating_point_v<V>)
+        if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<V>::quiet_NaN();
+    return a < b ? b : a;
+}
+template <class V>
+V min_of(const V& a, const V& b) {
+    if constexpr (std::is_floating_point_v<V>)
+        if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<V>::quiet_NaN();
+    return b < a ? b : a;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cumulative sum / product (SEMANTICS.md §1).
+
+enum class scan_operation { sum, product };
+
+/// y[i] along `axis` per the §1 table: forward or reverse traversal, inclusive or exclusive.
+template <class T>
+dense<wide_t<T>> cumulative(const dense<T>& x, std::size_t axis, bool reverse, bool exclusive, scan_operation operation) {
+    const wide_t<T> identity = operation == scan_operation::sum ? wide_t<T>(0) : wide_t<T>(1);
+    auto y = dense<wide_t<T>>::filled(x.sizes, identity);
+    std::vector<std::size_t> line_sizes = x.sizes;
+    line_sizes[axis] = 1;
+    const std::size_t n = x.sizes[axis];
+    for_each_index(line_sizes, [&](const std::vector<std::size_t>& line) {
+        std::vector<std::size_t> index = line;
+        wide_t<T> running = identity;
+        for (std::size_t step = 0; step < n; ++step) {
+            index[axis] = reverse ? n - 1 - step : step;
+            const wide_t<T> value = widen(x[index]);
+            const wide_t<T> next = operation == scan_operation::sum ? add<T>(running, value) : multiply<T>(running, value);
+            y[index] = exclusive ? running : next;
+            running = next;
+        }
+    });
+    return y;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reduce (SEMANTICS.md §2, §4, §5).
+
+/// The twelve functions, in DML_REDUCE_FUNCTION order (argmax/argmin have their own reference below).
+enum class reduce_operation { argmax, argmin, average, l1, l2, log_sum, log_sum_exp, max, min, multiply, sum, sum_square };
+
+/// Output sizes of a reduction: 1 on every reduced axis.
+inline std::vector<std::size_t> reduced_sizes(const std::vector<std::size_t>& sizes, const std::vector<std::size_t>& axes) {
+    std::vector<std::size_t> out = sizes;
+    for (std::size_t axis : axes) out[axis] = 1;
+    return out;
+}
+
+/// Calls f(group_index) for every element of the group that reduces into output element `out_index`,
+/// in row-major order over the reduced axes.
+template <class F>
+void for_each_in_group(const std::vector<std::size_t>& sizes, const std::vector<std::size_t>& axes,
+                       const std::vector<std::size_t>& out_index, F&& f) {
+    std::vector<bool> reduced(sizes.size(), false);
+    for (std::size_t axis : axes) reduced[axis] = true;
+    std::vector<std::size_t> group_sizes(sizes.size(), 1);
+    for (std::size_t d = 0; d < sizes.size(); ++d)
+        if (reduced[d]) group_sizes[d] = sizes[d];
+    for_each_index(group_sizes, [&](const std::vector<std::size_t>& offset) {
+        std::vector<std::size_t> index = out_index;
+        for (std::size_t d = 0; d < sizes.size(); ++d)
+            if (reduced[d]) index[d] = offset[d];
+        f(static_cast<const std::vector<std::size_t>&>(index));
+    });
+}
+
+/// Reduces `x` over `axes` (rank kept). Floating types: long double, with the stable log-sum-exp of §2.
+/// Integers: sum, product, L1, sum of squares wrap; max and min exact; average, L2 and the logarithms are
+/// computed in long double from the exact integer values (the integer policy of the library is decided in
+/// its reduce operator and tested there).
+template <class T>
+dense<long double> reduce(const dense<T>& x, const std::vector<std::size_t>& axes, reduce_operation operation) {
+    auto out = dense<long double>::filled(reduced_sizes(x.sizes, axes), 0.0L);
+    for_each_index(out.sizes, [&](const std::vector<std::size_t>& out_index) {
+        std::vector<wide_t<T>> group;
+        for_each_in_group(x.sizes, axes, out_index, [&](const std::vector<std::size_t>& index) { group.push_back(widen(x[index])); });
+        const auto n = static_cast<long double>(group.size());
+        auto as_long_double = [](const wide_t<T>& v) { return static_cast<long double>(v); };
+        long double result = 0;
+        switch (operation) {
+            case reduce_operation::sum:
+            case reduce_operation::sum_square:
+            case reduce_operation::l1:
+            case reduce_operation::multiply: {
+                wide_t<T> acc = operation == reduce_operation::multiply ? wide_t<T>(1) : wide_t<T>(0);
+                for (const auto& v : group) {
+                    if (operation == reduce_operation::sum) acc = add<T>(acc, v);
+                    else if (operation == reduce_operation::sum_square) acc = add<T>(acc, multiply<T>(v, v));
+                    else if (operation == reduce_operation::l1) acc = add<T>(acc, absolute<T>(v));
+                    else acc = multiply<T>(acc, v);
+                }
+                result = as_long_double(acc);
+                break;
+            }
+            case reduce_operation::max:
+            case reduce_operation::min: {
+                long double acc = as_long_double(group.front());
+                for (const auto& v : group)
+                    acc = operation == reduce_operation::max ? max_of(acc, as_long_double(v)) : min_of(acc, as_long_double(v));
+                result = acc;
+                break;
+            }
+            case reduce_operation::average:
+            case reduce_operation::l2:
+            case reduce_operation::log_sum: {
+                long double acc = 0;
+                for (const auto& v : group) acc += operation == reduce_operation::l2 ? as_long_double(v) * as_long_double(v) : as_long_double(v);
+                result = operation == reduce_operation::average ? acc / n : operation == reduce_operation::l2 ? std::sqrt(acc) : std::log(acc);
+                break;
+            }
+            case reduce_operation::log_sum_exp: {
+                long double shift = -std::numeric_limits<long double>::infinity();
+                bool any_nan = false;
+                for (const auto& v : group) {
+                    const long double value = as_long_double(v);
+                    if (std::isnan(value)) any_nan = true;
+                    else shift = std::max(shift, value);
+                }
+                if (any_nan) {
+                    result = std::numeric_limits<long double>::quiet_NaN();
+                    break;
+                }
+                if (std::isinf(shift)) shift = shift > 0 ? shift : 0;  // ±inf max: shift by 0 (+inf: result is +inf)
+                if (std::isinf(shift)) {
+                    result = shift;
+                    break;
+                }
+                long double acc = 0;
+                for (const auto& v : group) acc += std::exp(as_long_double(v) - shift);
+                result = shift + std::log(acc);
+                break;
+            }
+            case reduce_operation::argmax:
+            case reduce_operation::argmin:
+                assert(false && "use reference::arg_reduce");
+                break;
+        }
+        out[out_index] = result;
+    });
+    return out;
+}
+
+/// Index of the first (or, with `last`, the last) extreme of each group, row-major flattened over the
+/// reduced axes in increasing axis order. NaN counts as the extreme.
+template <class T>
+dense<std::int64_t> arg_reduce(const dense<T>& x, const std::vector<std::size_t>& axes, bool maximum, bool last) {
+    auto out = dense<std::int64_t>::filled(reduced_sizes(x.sizes, axes), 0);
+    for_each_index(out.sizes, [&](const std::vector<std::size_t>& out_index) {
+        std::int64_t position = 0, best_position = -1;
+        long double best = 0;
+        bool best_is_nan = false;
+        for_each_in_group(x.sizes, axes, out_index, [&](const std::vector<std::size_t>& index) {
+            const long double value = static_cast<long double>(widen(x[index]));
+            const bool value_is_nan = std::isnan(value);
+            bool take = false;
+            if (best_position < 0) take = true;
+            else if (best_is_nan) take = value_is_nan && last;
+            else if (value_is_nan) take = true;
+            else if (value == best) take = last;
+            else take = maximum ? value > best : value < best;
+            if (take) {
+                best = value;
+                best_is_nan = value_is_nan;
+                best_position = position;
+            }
+            ++position;
+        });
+        out[out_index] = best_position;
+    });
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scatter-ND and gather-ND (SEMANTICS.md §3).
+
+enum class scatter_mode { none, add, multiply, max, min };
+
+/// Normalises one coordinate of an index tuple (negative counts from the end). Inputs must be in range.
+template <class I>
+std::size_t normalise_index(I value, std::size_t dimension) {
+    const auto signed_value = static_cast<std::int64_t>(value);
+    const std::int64_t normal = signed_value < 0 ? signed_value + static_cast<std::int64_t>(dimension) : signed_value;
+    assert(normal >= 0 && static_cast<std::size_t>(normal) < dimension);
+    return static_cast<std::size_t>(normal);
+}
+
+/// output = input; then for every index tuple p in row-major order of `indices` (shape [..., k]):
+/// output[indices[p], j] = combine(output[indices[p], j], updates[p, j]) for every trailing index j.
+template <class T, class I>
+dense<T> scatter_nd(const dense<T>& input, const dense<I>& indices, const dense<T>& updates, scatter_mode mode = scatter_mode::none) {
+    dense<T> out = input;
+    const std::size_t k = indices.sizes.back();
+    const std::vector<std::size_t> tuple_sizes(indices.sizes.begin(), indices.sizes.end() - 1);
+    const std::vector<std::size_t> slice_sizes(input.sizes.begin() + static_cast<std::ptrdiff_t>(k), input.sizes.end());
+    std::size_t tuple_number = 0;
+    for_each_index(tuple_sizes, [&](const std::vector<std::size_t>&) {
+        std::vector<std::size_t> target(input.sizes.size(), 0);
+        for (std::size_t c = 0; c < k; ++c) target[c] = normalise_index(indices.values[tuple_number * k + c], input.sizes[c]);
+        std::size_t slice_position = 0;
+        const std::size_t slice_count = dense<int>::element_count(slice_sizes);
+        for_each_index(slice_sizes, [&](const std::vector<std::size_t>& j) {
+            for (std::size_t d = 0; d < j.size(); ++d) target[k + d] = j[d];
+            const T update = updates.values[tuple_number * slice_count + slice_position++];
+            T& destination = out[target];
+            const wide_t<T> a = widen(destination), b = widen(update);
+            switch (mode) {
+                case scatter_mode::none: destination = update; break;
+                case scatter_mode::add: destination = static_cast<T>(add<T>(a, b)); break;
+                case scatter_mode::multiply: destination = static_cast<T>(multiply<T>(a, b)); break;
+                case scatter_mode::max: destination = static_cast<T>(max_of(a, b)); break;
+                case scatter_mode::min: destination = static_cast<T>(min_of(a, b)); break;
+            }
+        });
+        ++tuple_number;
+    });
+    return out;
+}
+
+/// output[b..., p..., j...] = input[b..., indices[b..., p...], j...] with the first `batch_dims` dimensions
+/// of input and indices shared (ONNX GatherND).
+template <class T, class I>
+dense<T> gather_nd(const dense<T>& input, const dense<I>& indices, std::size_t batch_dims = 0) {
+    const std::size_t k = indices.sizes.back();
+    std::vector<std::size_t> out_sizes(indices.sizes.begin(), indices.sizes.end() - 1);
+    out_sizes.insert(out_sizes.end(), input.sizes.begin() + static_cast<std::ptrdiff_t>(batch_dims + k), input.sizes.end());
+    auto out = dense<T>::filled(out_sizes, T{});
+    const std::size_t tuple_rank = indices.sizes.size() - 1;
+    for_each_index(out_sizes, [&](const std::vector<std::size_t>& index) {
+        std::vector<std::size_t> tuple_index(index.begin(), index.begin() + static_cast<std::ptrdiff_t>(tuple_rank));
+        tuple_index.push_back(0);
+        std::vector<std::size_t> source(index.begin(), index.begin() + static_cast<std::ptrdiff_t>(batch_dims));
+        for (std::size_t c = 0; c < k; ++c) {
+            tuple_index.back() = c;
+            source.push_back(normalise_index(indices[tuple_index], input.sizes[batch_dims + c]));
+        }
+        source.insert(source.end(), index.begin() + static_cast<std::ptrdiff_t>(tuple_rank), index.end());
+        out[index] = input[source];
+    });
+    return out;
+}
+
+}  // namespace tensorops_test::reference

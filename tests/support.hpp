@@ -1,0 +1,274 @@
+// tests/support.hpp — what every test shares: element type lists, a seeded random source that says its
+// seed, random shapes and layouts, and buffers with guard zones that detect writes outside a view.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include <tensorops/tensorops.hpp>
+
+namespace tensorops_test {
+
+using tensorops::float16;
+
+// ---------------------------------------------------------------------------------------------
+// Element types.
+
+using floating_types = std::tuple<double, float, float16>;
+using integer_types = std::tuple<std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t,
+                                 std::uint16_t, std::uint32_t, std::uint64_t>;
+using builtin_types = std::tuple<double, float, float16, std::int8_t, std::int16_t, std::int32_t,
+                                 std::int64_t, std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t>;
+
+template <class T>
+constexpr std::string_view type_name() {
+    if constexpr (std::is_same_v<T, double>) return "float64";
+    else if constexpr (std::is_same_v<T, float>) return "float32";
+    else if constexpr (std::is_same_v<T, float16>) return "float16";
+    else if constexpr (std::is_same_v<T, std::int8_t>) return "int8";
+    else if constexpr (std::is_same_v<T, std::int16_t>) return "int16";
+    else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
+    else if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
+    else if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
+    else if constexpr (std::is_same_v<T, std::uint16_t>) return "uint16";
+    else if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32";
+    else if constexpr (std::is_same_v<T, std::uint64_t>) return "uint64";
+    else return "user type";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reproducible randomness. The base seed is TENSOROPS_TEST_SEED when set, else a fixed number; each test
+// derives its own stream from it and its name. Tests write `INFO(rng.describe())` so a failure prints
+// what reproduces it.
+
+inline std::uint64_t base_seed() {
+    static const std::uint64_t seed = [] {
+        if (const char* text = std::getenv("TENSOROPS_TEST_SEED")) return static_cast<std::uint64_t>(std::strtoull(text, nullptr, 0));
+        return std::uint64_t{20261122};
+    }();
+    return seed;
+}
+
+class test_rng {
+public:
+    explicit test_rng(std::string_view stream) : stream_(stream) {
+        std::uint64_t hash = 1469598103934665603ull;  // FNV-1a of the stream name, mixed with the base seed
+        for (char c : stream) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+        seed_ = hash ^ base_seed();
+        engine_.seed(seed_);
+    }
+    [[nodiscard]] std::string describe() const {
+        return "random stream '" + stream_ + "', TENSOROPS_TEST_SEED=" + std::to_string(base_seed());
+    }
+    std::mt19937_64& engine() { return engine_; }
+
+    /// Uniform integer in [low, high].
+    template <class I = std::size_t>
+    I uniform(I low, I high) { return std::uniform_int_distribution<I>(low, high)(engine_); }
+    double uniform_real(double low, double high) { return std::uniform_real_distribution<double>(low, high)(engine_); }
+    bool chance(double probability) { return std::bernoulli_distribution(probability)(engine_); }
+
+private:
+    std::string stream_;
+    std::uint64_t seed_ = 0;
+    std::mt19937_64 engine_;
+};
+
+/// A random value of type T: floats uniform in [-1, 1) (or small integers when `small`), integers over
+/// their whole range (or in [-8, 8] / [0, 16] when `small`: products and sums stay exact).
+template <class T>
+T random_value(test_rng& rng, bool small = false) {
+    if constexpr (std::is_same_v<T, float16> || std::is_floating_point_v<T>) {
+        if (small) return static_cast<T>(static_cast<float>(rng.uniform<int>(-4, 4)));
+        return static_cast<T>(rng.uniform_real(-1.0, 1.0));
+    } else if (small) {
+        if constexpr (std::is_signed_v<T>) return static_cast<T>(rng.uniform<int>(-8, 8));
+        else return static_cast<T>(rng.uniform<int>(0, 16));
+    } else {
+        using wide = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
+        return static_cast<T>(rng.uniform<wide>(std::numeric_limits<T>::lowest(), std::numeric_limits<T>::max()));
+    }
+}
+
+/// Bitwise equality (NaN equals the same NaN; +0 differs from -0).
+template <class T>
+bool same_bits(const T& a, const T& b) {
+    return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Random shapes and layouts.
+
+/// Random sizes of the given rank with at most `max_elements` elements in all (each size ≥ 1).
+inline std::vector<std::size_t> random_sizes(test_rng& rng, std::size_t rank, std::size_t max_elements) {
+    std::vector<std::size_t> sizes(rank, 1);
+    std::size_t budget = max_elements;
+    for (std::size_t d = 0; d < rank; ++d) {
+        const std::size_t per_dim_cap = std::max<std::size_t>(1, std::min<std::size_t>(budget, rank <= 2 ? 70 : 9));
+        sizes[d] = rng.uniform<std::size_t>(1, per_dim_cap);
+        budget = std::max<std::size_t>(1, budget / sizes[d]);
+    }
+    std::shuffle(sizes.begin(), sizes.end(), rng.engine());
+    return sizes;
+}
+
+/// How the elements of a view are laid out in its buffer.
+enum class layout_kind {
+    packed,      // row-major, stride 1 last
+    transposed,  // packed in a random permutation of the dimensions
+    padded,      // row-major with gaps between rows and elements
+    reversed,    // packed, then some dimensions walked backwards (negative strides)
+    broadcast,   // some dimensions have stride 0 (inputs only)
+    mixed,       // permuted, padded and partly reversed at once
+};
+inline constexpr layout_kind output_layout_kinds[] = {layout_kind::packed, layout_kind::transposed, layout_kind::padded,
+                                                      layout_kind::reversed, layout_kind::mixed};
+inline constexpr layout_kind input_layout_kinds[] = {layout_kind::packed,   layout_kind::transposed,
+                                                     layout_kind::padded,   layout_kind::reversed,
+                                                     layout_kind::broadcast, layout_kind::mixed};
+
+inline std::string_view layout_name(layout_kind kind) {
+    switch (kind) {
+        case layout_kind::packed: return "packed";
+        case layout_kind::transposed: return "transposed";
+        case layout_kind::padded: return "padded";
+        case layout_kind::reversed: return "reversed";
+        case layout_kind::broadcast: return "broadcast";
+        case layout_kind::mixed: return "mixed";
+    }
+    return "?";
+}
+
+/// Strides (in elements) for `sizes` laid out as `kind`; every non-broadcast layout is unique.
+inline std::vector<std::ptrdiff_t> random_strides(test_rng& rng, const std::vector<std::size_t>& sizes, layout_kind kind) {
+    const std::size_t rank = sizes.size();
+    std::vector<std::size_t> order(rank);  // order[0] is the outermost dimension in memory
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    if (kind == layout_kind::transposed || kind == layout_kind::mixed) std::shuffle(order.begin(), order.end(), rng.engine());
+    const bool pad = kind == layout_kind::padded || kind == layout_kind::mixed;
+    std::vector<std::ptrdiff_t> strides(rank, 0);
+    std::ptrdiff_t step = pad && rng.chance(0.3) ? 2 : 1;  // sometimes even the innermost dimension is spread
+    for (std::size_t i = rank; i-- > 0;) {
+        const std::size_t d = order[i];
+        strides[d] = step;
+        step *= static_cast<std::ptrdiff_t>(sizes[d]);
+        if (pad) step += static_cast<std::ptrdiff_t>(rng.uniform<std::size_t>(0, 3));
+    }
+    if (kind == layout_kind::reversed || kind == layout_kind::mixed)
+        for (std::size_t d = 0; d < rank; ++d)
+            if (rng.chance(0.5)) strides[d] = -strides[d];
+    if (kind == layout_kind::broadcast) {
+        for (std::size_t d = 0; d < rank; ++d)
+            if (rng.chance(0.4)) strides[d] = 0;
+    }
+    return strides;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Buffers with guard zones.
+
+/// Owns the memory behind one view: the elements it addresses, plus guard elements around them and in
+/// its gaps, all set to a sentinel. The view starts `misalignment` elements past a 64-byte boundary.
+/// `untouched_outside_view()` proves that nothing outside the view was written.
+template <class T>
+class guarded_buffer {
+public:
+    guarded_buffer(const std::vector<std::size_t>& sizes, const std::vector<std::ptrdiff_t>& strides,
+                   std::size_t misalignment = 0, std::size_t guard = 16)
+        : sizes_(sizes), strides_(strides) {
+        std::ptrdiff_t low = 0, high = 0;
+        bool empty = false;
+        for (std::size_t d = 0; d < sizes.size(); ++d) {
+            if (sizes[d] == 0) empty = true;
+            const auto reach = static_cast<std::ptrdiff_t>(sizes[d] == 0 ? 0 : sizes[d] - 1) * strides[d];
+            (reach < 0 ? low : high) += reach;
+        }
+        const std::size_t span = empty ? 0 : static_cast<std::size_t>(high - low) + 1;
+        constexpr std::size_t alignment_slack = 64 / sizeof(T) + 1;
+        storage_.resize(span + 2 * guard + alignment_slack + misalignment);
+        std::size_t first = 0;  // first element on a 64-byte boundary
+        while (reinterpret_cast<std::uintptr_t>(storage_.data() + first) % 64 != 0 && first < alignment_slack) ++first;
+        origin_ = static_cast<std::ptrdiff_t>(first + guard + misalignment) - low;
+        std::memset(static_cast<void*>(storage_.data()), sentinel_byte, storage_.size() * sizeof(T));
+        addressed_.assign(storage_.size(), false);
+        if (!empty) for_each_offset([&](std::ptrdiff_t offset) { addressed_[static_cast<std::size_t>(origin_ + offset)] = true; });
+    }
+
+    [[nodiscard]] tensorops::tensor_view<T> view() {
+        return tensorops::tensor_view<T>(storage_.data() + origin_, sizes_, strides_);
+    }
+    [[nodiscard]] tensorops::tensor_view<const T> const_view() const {
+        return tensorops::tensor_view<const T>(storage_.data() + origin_, sizes_, strides_);
+    }
+    [[nodiscard]] const std::vector<std::size_t>& sizes() const { return sizes_; }
+    [[nodiscard]] const std::vector<std::ptrdiff_t>& strides() const { return strides_; }
+
+    /// Calls f(offset) for every element of the view in row-major order of its indices.
+    template <class F>
+    void for_each_offset(F&& f) const {
+        std::size_t count = 1;
+        for (std::size_t s : sizes_) count *= s;
+        std::vector<std::size_t> index(sizes_.size(), 0);
+        for (std::size_t n = 0; n < count; ++n) {
+            std::ptrdiff_t offset = 0;
+            for (std::size_t d = 0; d < sizes_.size(); ++d) offset += static_cast<std::ptrdiff_t>(index[d]) * strides_[d];
+            f(offset);
+            for (std::size_t d = sizes_.size(); d-- > 0;) {
+                if (++index[d] < sizes_[d]) break;
+                index[d] = 0;
+            }
+        }
+    }
+    /// The view's elements in row-major order of their indices.
+    [[nodiscard]] std::vector<T> values() const {
+        std::vector<T> out;
+        for_each_offset([&](std::ptrdiff_t offset) { out.push_back(storage_[static_cast<std::size_t>(origin_ + offset)]); });
+        return out;
+    }
+    /// Writes `source` (row-major order of indices) into the view's elements.
+    void assign(const std::vector<T>& source) {
+        std::size_t i = 0;
+        for_each_offset([&](std::ptrdiff_t offset) { storage_[static_cast<std::size_t>(origin_ + offset)] = source[i++]; });
+    }
+    /// True when every element outside the view still holds the sentinel.
+    [[nodiscard]] bool untouched_outside_view() const {
+        T sentinel;
+        std::memset(static_cast<void*>(&sentinel), sentinel_byte, sizeof(T));
+        for (std::size_t i = 0; i < storage_.size(); ++i)
+            if (!addressed_[i] && !same_bits(storage_[i], sentinel)) return false;
+        return true;
+    }
+
+private:
+    static constexpr int sentinel_byte = 0x5A;
+    std::vector<std::size_t> sizes_;
+    std::vector<std::ptrdiff_t> strides_;
+    std::vector<T> storage_;
+    std::vector<bool> addressed_;
+    std::ptrdiff_t origin_ = 0;
+};
+
+/// Describes a layout for INFO() messages.
+inline std::string describe_layout(const std::vector<std::size_t>& sizes, const std::vector<std::ptrdiff_t>& strides) {
+    std::ostringstream out;
+    out << "sizes {";
+    for (std::size_t d = 0; d < sizes.size(); ++d) out << (d ? "," : "") << sizes[d];
+    out << "} strides {";
+    for (std::size_t d = 0; d < strides.size(); ++d) out << (d ? "," : "") << strides[d];
+    out << "}";
+    return out.str();
+}
+
+}  // namespace tensorops_test

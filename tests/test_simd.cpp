@@ -1,0 +1,284 @@
+// Tests of simd/: every function against a plain scalar loop, for every built-in element type. This file is
+// compiled twice: with xsimd at the build's ISA level, and with TENSOROPS_NO_XSIMD (one-lane registers).
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include <tensorops/simd/arithmetic.hpp>
+#include <tensorops/simd/horizontal.hpp>
+#include <tensorops/simd/minmax.hpp>
+#include <tensorops/simd/pack.hpp>
+#include <tensorops/simd/scan.hpp>
+#include <tensorops/simd/shuffle.hpp>
+
+#include "support.hpp"
+
+using namespace tensorops;
+using tensorops_test::test_rng;
+
+namespace {
+template <class T>
+using C = simd::compute_t<T>;
+
+template <class T>
+constexpr std::size_t W = simd::lanes<T>;
+
+template <class T>
+std::array<C<T>, W<T>> random_lanes(test_rng& rng, bool small = false) {
+    std::array<C<T>, W<T>> values;
+    for (auto& v : values) v = static_cast<C<T>>(tensorops_test::random_value<T>(rng, small));
+    return values;
+}
+
+template <class T>
+bool same(C<T> a, C<T> b) {
+    if constexpr (std::is_floating_point_v<C<T>>)
+        if (std::isnan(a) && std::isnan(b)) return true;
+    return a == b;
+}
+
+template <class T, class Op>
+C<T> wrap(C<T> a, C<T> b, Op op) {
+    return from_accumulator<C<T>>(op(to_accumulator(a), to_accumulator(b)));
+}
+}  // namespace
+
+TEST_CASE("simd: register width matches the build") {
+#if defined(TENSOROPS_NO_XSIMD)
+    STATIC_REQUIRE_FALSE(simd::vectorized);
+    STATIC_REQUIRE(W<float> == 1);
+#else
+    STATIC_REQUIRE(simd::vectorized);
+#if defined(__AVX512BW__)
+    STATIC_REQUIRE(W<float> == 16);
+    STATIC_REQUIRE(W<float16> == 16);
+    STATIC_REQUIRE(W<std::int8_t> == 64);
+#elif defined(__AVX2__)
+    STATIC_REQUIRE(W<float> == 8);
+    STATIC_REQUIRE(W<float16> == 8);
+    STATIC_REQUIRE(W<std::int8_t> == 32);
+#elif defined(__SSE2__)
+    STATIC_REQUIRE(W<float> == 4);
+    STATIC_REQUIRE(W<double> == 2);
+#endif
+#endif
+}
+
+TEMPLATE_LIST_TEST_CASE("simd: load and store at every misalignment", "", tensorops_test::builtin_types) {
+    using T = TestType;
+    test_rng rng("simd load/store");
+    INFO(rng.describe());
+    std::vector<T> source(4 * W<T> + 8), destination(4 * W<T> + 8);
+    for (auto& v : source) v = tensorops_test::random_value<T>(rng);
+    for (std::size_t shift = 0; shift < W<T> + 3; ++shift) {
+        for (auto& v : destination) v = T(0);
+        const auto p = simd::load(source.data() + shift);
+        const auto lanes = simd::to_array(p);
+        for (std::size_t i = 0; i < W<T>; ++i) CHECK(same<T>(lanes[i], static_cast<C<T>>(source[shift + i])));
+        simd::store(destination.data() + shift + 1, p);
+        for (std::size_t i = 0; i < destination.size(); ++i) {
+            const bool inside = i >= shift + 1 && i < shift + 1 + W<T>;
+            CHECK(tensorops_test::same_bits(destination[i], inside ? source[i - 1] : T(0)));
+        }
+    }
+}
+
+TEST_CASE("simd: float16 stores round each lane once, to nearest even") {
+    using P = simd::pack<float16>;
+    std::array<float, W<float16>> values;
+    const float candidates[] = {2049.0f, 2051.0f, 1.0f + 1.0f / 2048, 65519.0f, 65520.0f, -0.0f, 1e-8f, 3.0e-8f,
+                                std::numeric_limits<float>::infinity(), 0.1f};
+    std::size_t next = 0;
+    for (std::size_t start = 0; start < std::size(candidates); start += W<float16>) {
+        for (auto& v : values) v = candidates[next++ % std::size(candidates)];
+        std::array<float16, W<float16>> stored;
+        simd::store(stored.data(), simd::from_array<P>(values));
+        for (std::size_t i = 0; i < W<float16>; ++i) CHECK(stored[i].to_bits() == float16(values[i]).to_bits());
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("simd: partial loads and stores touch only their elements", "", tensorops_test::builtin_types) {
+    using T = TestType;
+    test_rng rng("simd partial");
+    INFO(rng.describe());
+    std::vector<T> source(W<T> + 2);
+    for (auto& v : source) v = tensorops_test::random_value<T>(rng);
+    for (std::size_t count = 0; count <= W<T>; ++count) {
+        if (count < W<T>) {
+            const auto lanes = simd::to_array(simd::load_partial(source.data(), count, C<T>(7)));
+            for (std::size_t i = 0; i < W<T>; ++i) CHECK(same<T>(lanes[i], i < count ? static_cast<C<T>>(source[i]) : C<T>(7)));
+        }
+        std::vector<T> destination(W<T> + 2, T(3));
+        simd::store_partial(destination.data() + 1, simd::load(source.data()), count);
+        CHECK(tensorops_test::same_bits(destination[0], T(3)));
+        for (std::size_t i = 0; i < count; ++i) CHECK(tensorops_test::same_bits(destination[1 + i], source[i]));
+        for (std::size_t i = count; i < W<T> + 1; ++i) CHECK(tensorops_test::same_bits(destination[1 + i], T(3)));
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("simd: horizontal sum, product, min and max", "", tensorops_test::builtin_types) {
+    using T = TestType;
+    using P = simd::pack<T>;
+    test_rng rng("simd horizontal");
+    INFO(rng.describe());
+    for (int trial = 0; trial < 50; ++trial) {
+        const bool small = trial % 2 == 0;  // small values: float sums and products are exact in any order
+        const auto lanes = random_lanes<T>(rng, small);
+        C<T> sum = C<T>(0), product = C<T>(1), low = lanes[0], high = lanes[0];
+        for (auto v : lanes) {
+            sum = wrap<T>(sum, v, [](auto a, auto b) { return a + b; });
+            product = wrap<T>(product, v, [](auto a, auto b) { return a * b; });
+            low = v < low ? v : low;
+            high = high < v ? v : high;
+        }
+        const P p = simd::from_array<P>(lanes);
+        if (small || std::is_integral_v<C<T>>) {
+            CHECK(simd::reduce_add(p) == sum);
+            CHECK(simd::reduce_mul(p) == product);
+        } else {
+            CHECK(simd::reduce_add(p) == Approx(sum).epsilon(1e-5));
+        }
+        CHECK(simd::reduce_min(p) == low);
+        CHECK(simd::reduce_max(p) == high);
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("simd: min and max propagate NaN from any lane and either operand", "", tensorops_test::floating_types) {
+    using T = TestType;
+    using P = simd::pack<T>;
+    test_rng rng("simd nan");
+    INFO(rng.describe());
+    const C<T> nan = std::numeric_limits<C<T>>::quiet_NaN();
+    for (std::size_t lane = 0; lane < W<T>; ++lane) {
+        auto a = random_lanes<T>(rng), b = random_lanes<T>(rng);
+        a[lane] = nan;
+        const P pa = simd::from_array<P>(a), pb = simd::from_array<P>(b);
+        CHECK(std::isnan(simd::reduce_max(pa)));
+        CHECK(std::isnan(simd::reduce_min(pa)));
+        for (const auto& result : {simd::max_propagate_nan(pa, pb), simd::max_propagate_nan(pb, pa),
+                                   simd::min_propagate_nan(pa, pb), simd::min_propagate_nan(pb, pa)}) {
+            const auto out = simd::to_array(result);
+            for (std::size_t i = 0; i < W<T>; ++i) {
+                if (i == lane) CHECK(std::isnan(out[i]));
+                else CHECK_FALSE(std::isnan(out[i]));
+            }
+        }
+        const auto mask_lanes = simd::to_array(simd::select(simd::is_nan(pa), P(C<T>(1)), P(C<T>(0))));
+        for (std::size_t i = 0; i < W<T>; ++i) CHECK(mask_lanes[i] == (i == lane ? 1 : 0));
+        CHECK(simd::any(simd::is_nan(pa)));
+        CHECK_FALSE(simd::any(simd::is_nan(pb)));
+    }
+    CHECK(simd::max_propagate_nan(C<T>(1), nan) != simd::max_propagate_nan(C<T>(1), nan));
+    CHECK(simd::min_propagate_nan(nan, C<T>(1)) != simd::min_propagate_nan(nan, C<T>(1)));
+    CHECK(simd::max_propagate_nan(C<T>(1), C<T>(2)) == C<T>(2));
+    CHECK(simd::min_propagate_nan(C<T>(1), C<T>(2)) == C<T>(1));
+}
+
+TEMPLATE_LIST_TEST_CASE("simd: lane-wise min and max of integers", "", tensorops_test::integer_types) {
+    using T = TestType;
+    using P = simd::pack<T>;
+    test_rng rng("simd integer minmax");
+    INFO(rng.describe());
+    for (int trial = 0; trial < 20; ++trial) {
+        const auto a = random_lanes<T>(rng), b = random_lanes<T>(rng);
+        const auto high = simd::to_array(simd::max_propagate_nan(simd::from_array<P>(a), simd::from_array<P>(b)));
+        const auto low = simd::to_array(simd::min_propagate_nan(simd::from_array<P>(a), simd::from_array<P>(b)));
+        for (std::size_t i = 0; i < W<T>; ++i) {
+            CHECK(high[i] == std::max(a[i], b[i]));
+            CHECK(low[i] == std::min(a[i], b[i]));
+        }
+    }
+}
+
+namespace {
+template <class T, std::size_t... K>
+void check_shifts(test_rng& rng, std::index_sequence<K...>) {
+    using P = simd::pack<T>;
+    const auto lanes = random_lanes<T>(rng);
+    [[maybe_unused]] const P p = simd::from_array<P>(lanes);
+    for ([[maybe_unused]] const C<T> fill : {C<T>(0), C<T>(5)}) {
+        (
+            [&] {
+                constexpr std::size_t shift = K + 1;
+                const auto up = simd::to_array(simd::shift_lanes_up<shift>(p, fill));
+                const auto down = simd::to_array(simd::shift_lanes_down<shift>(p, fill));
+                for (std::size_t i = 0; i < W<T>; ++i) {
+                    INFO("shift " << shift << " lane " << i);
+                    CHECK(same<T>(up[i], i < shift ? fill : lanes[i - shift]));
+                    CHECK(same<T>(down[i], i + shift < W<T> ? lanes[i + shift] : fill));
+                }
+            }(),
+            ...);
+    }
+}
+}  // namespace
+
+TEMPLATE_LIST_TEST_CASE("simd: lane shifts by every distance, with zero and non-zero fill", "", tensorops_test::builtin_types) {
+    using T = TestType;
+    test_rng rng("simd shifts");
+    INFO(rng.describe());
+    check_shifts<T>(rng, std::make_index_sequence<W<T> - 1>{});
+    const auto lanes = random_lanes<T>(rng);
+    const auto last = simd::to_array(simd::broadcast_last(simd::from_array<simd::pack<T>>(lanes)));
+    const auto first = simd::to_array(simd::broadcast_first(simd::from_array<simd::pack<T>>(lanes)));
+    for (std::size_t i = 0; i < W<T>; ++i) {
+        CHECK(same<T>(last[i], lanes[W<T> - 1]));
+        CHECK(same<T>(first[i], lanes[0]));
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("simd: in-register inclusive scans", "", tensorops_test::builtin_types) {
+    using T = TestType;
+    using P = simd::pack<T>;
+    test_rng rng("simd scan");
+    INFO(rng.describe());
+    for (int trial = 0; trial < 30; ++trial) {
+        const bool small = !std::is_integral_v<C<T>> || trial % 2 == 0;  // float scans compared exactly
+        auto lanes = random_lanes<T>(rng, small);
+        if (std::is_floating_point_v<C<T>>)
+            for (auto& v : lanes) v = v == C<T>(0) ? C<T>(1) : v;  // keep products away from 0 and exact
+        const auto sums = simd::to_array(simd::inclusive_scan_add(simd::from_array<P>(lanes)));
+        const auto suffix_sums = simd::to_array(simd::inclusive_suffix_scan(
+            simd::from_array<P>(lanes), [](const P& a, const P& b) { return a + b; }, C<T>(0)));
+        C<T> suffix = C<T>(0);
+        for (std::size_t i = W<T>; i-- > 0;) {
+            suffix = wrap<T>(suffix, lanes[i], [](auto a, auto b) { return a + b; });
+            INFO("suffix lane " << i);
+            CHECK(suffix_sums[i] == suffix);
+        }
+        const auto products = simd::to_array(simd::inclusive_scan_mul(simd::from_array<P>(lanes)));
+        C<T> sum = C<T>(0), product = C<T>(1);
+        for (std::size_t i = 0; i < W<T>; ++i) {
+            sum = wrap<T>(sum, lanes[i], [](auto a, auto b) { return a + b; });
+            product = wrap<T>(product, lanes[i], [](auto a, auto b) { return a * b; });
+            INFO("lane " << i);
+            CHECK(sums[i] == sum);
+            CHECK(products[i] == product);
+        }
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("simd: lane-wise products wrap without undefined behaviour", "", tensorops_test::builtin_types) {
+    using T = TestType;
+    using P = simd::pack<T>;
+    test_rng rng("simd mul");
+    INFO(rng.describe());
+    for (int trial = 0; trial < 50; ++trial) {
+        const auto a = random_lanes<T>(rng), b = random_lanes<T>(rng);
+        const auto product = simd::to_array(simd::mul(simd::from_array<P>(a), simd::from_array<P>(b)));
+        for (std::size_t i = 0; i < W<T>; ++i) CHECK(same<T>(product[i], wrap<T>(a[i], b[i], [](auto x, auto y) { return x * y; })));
+    }
+}
+
+TEST_CASE("simd: integer lane arithmetic wraps on every path") {
+    using P = simd::pack<std::int32_t>;
+    const P big(std::numeric_limits<std::int32_t>::max());
+    CHECK(simd::to_array(big + P(1))[0] == std::numeric_limits<std::int32_t>::lowest());
+    CHECK(simd::reduce_add(simd::pack<std::uint16_t>(std::uint16_t{65535})) == static_cast<std::uint16_t>(65535u * W<std::uint16_t>));
+    CHECK(simd::reduce_mul(simd::pack<std::int8_t>(std::int8_t{-128})) == static_cast<std::int8_t>(W<std::int8_t> == 1 ? -128 : 0));
+}

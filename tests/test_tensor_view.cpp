@@ -1,0 +1,234 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <numeric>
+#include <set>
+#include <vector>
+
+#include <tensorops/core/tensor_view.hpp>
+
+#include "reference.hpp"
+#include "support.hpp"
+
+using namespace tensorops;
+using tensorops_test::test_rng;
+
+namespace {
+std::size_t total(const tensor_view<const float>& v) { return v.element_count(); }  // takes a const view
+
+template <class F>
+void expect_error(F&& f, const std::string& argument) {
+    try {
+        f();
+        FAIL("expected tensorops::error naming '" << argument << "'");
+    } catch (const tensorops::error& e) {
+        CHECK(e.argument() == argument);
+        CHECK(e.operator_name() == "tensor_view");
+    }
+}
+
+// Brute force: do two coordinates share an offset?
+bool brute_force_unique(const std::vector<std::size_t>& sizes, const std::vector<std::ptrdiff_t>& strides) {
+    std::vector<std::ptrdiff_t> offsets;
+    tensorops_test::reference::for_each_index(sizes, [&](const std::vector<std::size_t>& index) {
+        std::ptrdiff_t offset = 0;
+        for (std::size_t d = 0; d < sizes.size(); ++d) offset += static_cast<std::ptrdiff_t>(index[d]) * strides[d];
+        offsets.push_back(offset);
+    });
+    std::sort(offsets.begin(), offsets.end());
+    return std::adjacent_find(offsets.begin(), offsets.end()) == offsets.end();
+}
+}  // namespace
+
+TEST_CASE("tensor_view: packed row-major by default") {
+    std::vector<float> buffer(24);
+    std::iota(buffer.begin(), buffer.end(), 0.0f);
+    const std::array<std::size_t, 3> sizes{2, 3, 4};
+    tensor_view<float> v(buffer.data(), sizes);
+    REQUIRE(v.rank() == 3);
+    CHECK(v.stride(0) == 12);
+    CHECK(v.stride(1) == 4);
+    CHECK(v.stride(2) == 1);
+    CHECK(v.element_count() == 24);
+    CHECK(v.required_span_size() == 24);
+    CHECK(v.is_packed());
+    CHECK(v.is_unique());
+    CHECK(v(1, 2, 3) == 23.0f);
+    CHECK(v(0, 1, 0) == 4.0f);
+    v(1, 0, 0) = -1.0f;
+    CHECK(buffer[12] == -1.0f);
+    CHECK(total(v) == 24);  // implicit conversion to tensor_view<const float>
+    const tensor_view<const float> c = v;
+    CHECK(c.data() == buffer.data());
+    CHECK(c.sizes()[1] == 3);
+}
+
+TEST_CASE("tensor_view: initializer lists, signed strides and spans") {
+    std::vector<int> buffer{0, 1, 2, 3, 4, 5};
+    // A reversed view of the last three elements: data points at the highest address.
+    tensor_view<int> reversed(buffer.data() + 5, {3}, {-1});
+    CHECK(reversed(0) == 5);
+    CHECK(reversed(2) == 3);
+    CHECK(reversed.min_offset() == -2);
+    CHECK(reversed.max_offset() == 0);
+    CHECK(reversed.required_span_size() == 3);
+    CHECK_FALSE(reversed.is_packed());
+    // A transposed 2x3 view of a packed 3x2 matrix.
+    tensor_view<int> transposed(buffer.data(), {2, 3}, {1, 2});
+    CHECK(transposed(1, 2) == 5);
+    CHECK(transposed(0, 1) == 2);
+    CHECK(transposed.required_span_size() == 6);
+    // Broadcast: stride 0 repeats one element.
+    tensor_view<const int> broadcast(buffer.data() + 4, {3, 2}, {0, 1});
+    CHECK(broadcast(2, 1) == 5);
+    CHECK(broadcast.required_span_size() == 2);
+    CHECK_FALSE(broadcast.is_unique());
+    // Size-1 dimensions may carry any stride and still count as packed.
+    tensor_view<int> with_unit(buffer.data(), {1, 6}, {999, 1});
+    CHECK(with_unit.is_packed());
+}
+
+TEST_CASE("tensor_view: rank 0 and empty views") {
+    float scalar = 3.5f;
+    tensor_view<float> v(&scalar, std::span<const std::size_t>{});
+    CHECK(v.rank() == 0);
+    CHECK(v.element_count() == 1);
+    CHECK(v() == 3.5f);
+    CHECK(v.required_span_size() == 1);
+    tensor_view<float> empty(nullptr, {3, 0, 2});
+    CHECK(empty.empty());
+    CHECK(empty.element_count() == 0);
+    CHECK(empty.required_span_size() == 0);
+    CHECK(empty.is_unique());
+}
+
+TEST_CASE("tensor_view: checked access") {
+    std::vector<int> buffer(6);
+    tensor_view<int> v(buffer.data(), {2, 3});
+    const std::array<std::size_t, 2> good{1, 2}, bad{2, 0};
+    const std::array<std::size_t, 1> short_index{1};
+    v.at(good) = 7;
+    CHECK(buffer[5] == 7);
+    CHECK_THROWS_AS(v.at(bad), tensorops::error);
+    CHECK_THROWS_AS(v.at(short_index), tensorops::error);
+}
+
+TEST_CASE("tensor_view: construction errors name the argument") {
+    std::vector<float> buffer(16);
+    const std::vector<std::size_t> nine(9, 1);
+    expect_error([&] { tensor_view<float> v(buffer.data(), nine); }, "sizes");
+    const std::array<std::size_t, 2> sizes{2, 2};
+    const std::array<std::ptrdiff_t, 1> one_stride{1};
+    expect_error([&] { tensor_view<float> v(buffer.data(), sizes, one_stride); }, "strides");
+    expect_error([&] { tensor_view<float> v(nullptr, {2, 2}); }, "data");
+    expect_error([&] { tensor_view<float> v(nullptr, std::span<const std::size_t>{}); }, "data");
+    const std::size_t huge = std::size_t{1} << 40;
+    expect_error([&] { tensor_view<float> v(buffer.data(), {huge, huge}); }, "sizes");
+    const std::ptrdiff_t big_stride = std::ptrdiff_t{1} << 62;
+    expect_error([&] { tensor_view<float> v(buffer.data(), {3, 2}, {big_stride, 1}); }, "strides");
+}
+
+TEST_CASE("tensor_view: uniqueness of layouts") {
+    std::vector<float> b(64);
+    auto unique = [&](std::initializer_list<std::size_t> sizes, std::initializer_list<std::ptrdiff_t> strides) {
+        return tensor_view<float>(b.data() + 32, sizes, strides).is_unique();
+    };
+    CHECK(unique({2, 3}, {3, 1}));
+    CHECK(unique({2, 3}, {1, 2}));     // transposed
+    CHECK(unique({2, 3}, {-3, -1}));   // reversed
+    CHECK(unique({2, 3}, {7, 2}));     // padded
+    CHECK(unique({3, 2}, {2, 3}));     // interleaved but unique (0,3,2,5,4,7): found by enumeration
+    CHECK(unique({1, 4}, {0, 1}));     // stride 0 on a size-1 dimension is harmless
+    CHECK_FALSE(unique({2, 3}, {2, 1}));  // offsets 0,1,2,2,3,4
+    CHECK_FALSE(unique({2, 2}, {1, 1}));
+    CHECK_FALSE(unique({4}, {0}));
+    CHECK_FALSE(unique({2, 2}, {-1, 1}));
+
+    test_rng rng("tensor_view uniqueness");
+    INFO(rng.describe());
+    for (int trial = 0; trial < 400; ++trial) {
+        const std::size_t rank = rng.uniform<std::size_t>(1, 4);
+        std::vector<std::size_t> sizes(rank);
+        std::vector<std::ptrdiff_t> strides(rank);
+        for (std::size_t d = 0; d < rank; ++d) {
+            sizes[d] = rng.uniform<std::size_t>(1, 4);
+            strides[d] = rng.uniform<std::ptrdiff_t>(-6, 6);
+        }
+        std::vector<float> buffer(512);
+        const tensor_view<float> v(buffer.data() + 256, sizes, strides);
+        INFO(tensorops_test::describe_layout(sizes, strides));
+        CHECK(v.is_unique() == brute_force_unique(sizes, strides));
+    }
+}
+
+TEST_CASE("tensor_view: memory overlap") {
+    std::vector<float> buffer(64);
+    float* base = buffer.data();
+    const tensor_view<float> a(base, {4, 4});
+    SECTION("the same view is an exact alias, also through const and size-1 strides") {
+        CHECK(memory_overlap(a, a) == overlap::exact);
+        const tensor_view<const float> c = a;
+        CHECK(memory_overlap(c, a) == overlap::exact);
+        CHECK(memory_overlap(tensor_view<float>(base, {1, 16}, {5, 1}), tensor_view<float>(base, {1, 16}, {0, 1})) ==
+              overlap::exact);
+    }
+    SECTION("disjoint ranges") {
+        CHECK(memory_overlap(a, tensor_view<float>(base + 16, {4, 4})) == overlap::none);
+        CHECK(memory_overlap(a, tensor_view<float>(base + 16, {4, 4}, {-4, -1})) == overlap::partial);  // reaches back into a
+    }
+    SECTION("same memory, different mapping") {
+        CHECK(memory_overlap(a, tensor_view<float>(base, {4, 4}, {1, 4})) == overlap::partial);  // transposed
+        CHECK(memory_overlap(a, tensor_view<float>(base + 1, {4, 4})) == overlap::partial);      // shifted by one
+        CHECK(memory_overlap(a, tensor_view<float>(base, {2, 4})) == overlap::partial);          // a prefix
+    }
+    SECTION("interleaved views are disjoint") {
+        const tensor_view<float> even(base, {8, 2}, {4, 2});
+        const tensor_view<float> odd(base + 1, {8, 2}, {4, 2});
+        CHECK(memory_overlap(even, odd) == overlap::none);
+        const tensor_view<std::int32_t> as_int(reinterpret_cast<std::int32_t*>(base + 1), {16}, {2});
+        CHECK(memory_overlap(even, as_int) == overlap::none);
+        const tensor_view<std::uint8_t> bytes(reinterpret_cast<std::uint8_t*>(base) + 2, {8}, {8});
+        CHECK(memory_overlap(even, bytes) == overlap::partial);  // byte 2 of each even float
+    }
+    SECTION("empty views overlap nothing") {
+        CHECK(memory_overlap(a, tensor_view<float>(base, {0, 4})) == overlap::none);
+    }
+}
+
+TEST_CASE("tensor_view: memory_overlap is sound on random layouts") {
+    test_rng rng("tensor_view overlap");
+    INFO(rng.describe());
+    std::vector<double> buffer(256);
+    for (int trial = 0; trial < 500; ++trial) {
+        auto random_view = [&] {
+            const std::size_t rank = rng.uniform<std::size_t>(1, 3);
+            std::vector<std::size_t> sizes(rank);
+            std::vector<std::ptrdiff_t> strides(rank);
+            for (std::size_t d = 0; d < rank; ++d) {
+                sizes[d] = rng.uniform<std::size_t>(1, 4);
+                strides[d] = rng.uniform<std::ptrdiff_t>(-5, 5);
+            }
+            return std::make_pair(tensor_view<double>(buffer.data() + rng.uniform<std::size_t>(80, 170), sizes, strides), sizes);
+        };
+        const auto first = random_view(), second = random_view();
+        const tensor_view<double>& a = first.first;
+        const tensor_view<double>& b = second.first;
+        const std::vector<std::size_t>& sizes_a = first.second;
+        const std::vector<std::size_t>& sizes_b = second.second;
+        std::set<const double*> addresses_a, addresses_b;
+        tensorops_test::reference::for_each_index(sizes_a, [&](const std::vector<std::size_t>& i) { addresses_a.insert(&a.at(i)); });
+        tensorops_test::reference::for_each_index(sizes_b, [&](const std::vector<std::size_t>& i) { addresses_b.insert(&b.at(i)); });
+        bool shared = false;
+        for (const double* p : addresses_a) shared = shared || addresses_b.count(p) != 0;
+        const overlap verdict = memory_overlap(a, b);
+        INFO("a: " << tensorops_test::describe_layout(sizes_a, std::vector<std::ptrdiff_t>(a.strides().begin(), a.strides().end())));
+        INFO("b: " << tensorops_test::describe_layout(sizes_b, std::vector<std::ptrdiff_t>(b.strides().begin(), b.strides().end())));
+        if (verdict == overlap::none) CHECK_FALSE(shared);
+        if (shared) CHECK(verdict != overlap::none);
+        if (verdict == overlap::exact) {
+            tensorops_test::reference::for_each_index(sizes_a, [&](const std::vector<std::size_t>& i) { CHECK(&a.at(i) == &b.at(i)); });
+        }
+    }
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Builds and runs every test, in four configurations:
+#   gcc-baseline   g++, -march=x86-64 (SSE2), plus the package-consumption tests
+#   gcc-v3         g++, -march=x86-64-v3 (AVX2, FMA, F16C)
+#   clang-v3-san   clang++, -march=x86-64-v3, AddressSanitizer + UndefinedBehaviorSanitizer
+#   gcc-scalar-san g++, -march=x86-64, xsimd disabled (scalar paths), AddressSanitizer + UndefinedBehaviorSanitizer
+# and, on a CPU with AVX-512 (F, BW, DQ, VL), a fifth:
+#   gcc-v4         g++, -march=x86-64-v4 (512-bit registers)
+# Usage: tools/run-tests.sh [configuration ...]   (default: all of the above)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=ensure-packages.sh
+source "$root/tools/ensure-packages.sh"
+ensure_packages cmake ninja-build g++ clang libclang-rt-14-dev catch2 libxsimd-dev pkg-config
+
+jobs=$(nproc)
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+
+# Sets `args` to the CMake arguments of configuration $1.
+configure_args() {
+  case "$1" in
+    gcc-baseline)   args=(-DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS=-march=x86-64" -DTENSOROPS_PACKAGE_TESTS=ON) ;;
+    gcc-v3)         args=(-DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS=-march=x86-64-v3") ;;
+    clang-v3-san)   args=(-DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS=-march=x86-64-v3" -DTENSOROPS_SANITIZE=ON) ;;
+    gcc-scalar-san) args=(-DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS=-march=x86-64" -DTENSOROPS_SANITIZE=ON -DTENSOROPS_USE_XSIMD=OFF) ;;
+    # GCC 12 warns of uninitialised values inside its own avx512fintrin.h (_mm512_undefined_*): not ours.
+    gcc-v4)         args=(-DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS=-march=x86-64-v4 -Wno-uninitialized -Wno-maybe-uninitialized") ;;
+    *) echo "unknown configuration '$1'" >&2; exit 2 ;;
+  esac
+}
+
+configurations=("$@")
+if [ ${#configurations[@]} -eq 0 ]; then
+  configurations=(gcc-baseline gcc-v3 clang-v3-san gcc-scalar-san)
+  if grep -qw avx512bw /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo; then
+    configurations+=(gcc-v4)
+  else
+    echo "== this CPU has no AVX-512: the gcc-v4 configuration is skipped"
+  fi
+fi
+total_passed=0
+total_failed=0
+for configuration in "${configurations[@]}"; do
+  build="$root/build/test-$configuration"
+  echo "== $configuration: configure and build"
+  configure_args "$configuration"
+  cmake -S "$root" -B "$build" -G Ninja -DTENSOROPS_WERROR=ON "${args[@]}" >/dev/null
+  cmake --build "$build" --parallel "$jobs"
+  echo "== $configuration: run"
+  log="$build/ctest.log"
+  set +e
+  ctest --test-dir "$build" --parallel "$jobs" --output-on-failure --timeout 600 | tee "$log"
+  status=${PIPESTATUS[0]}
+  set -e
+  summary=$(grep -E "tests passed, [0-9]+ tests failed out of [0-9]+" "$log" | tail -1)
+  ran=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$summary")
+  failed=$(sed -E 's/.* ([0-9]+) tests failed.*/\1/' <<<"$summary")
+  total_passed=$((total_passed + ran - failed))
+  total_failed=$((total_failed + failed))
+  if [ "$status" -ne 0 ]; then
+    echo "== $configuration: FAILED"
+    echo "tests: $total_passed passed, $total_failed failed"
+    exit 1
+  fi
+done
+echo "== all configurations passed: ${configurations[*]}"
+echo "tests: $total_passed passed, $total_failed failed"
