@@ -1,5 +1,5 @@
 // The demo: the examples of the DirectML documentation pages (SEMANTICS.md §1–§3), computed by tensorops and
-// printed beside the page's expected output. Operators are added here as they land.
+// printed beside each page's expected output, with a verdict. Operators are added here as they land.
 #include <tensorops/tensorops.hpp>
 
 #include <cstdio>
@@ -8,30 +8,81 @@
 
 namespace {
 
-std::string format(tensorops::tensor_view<const float> view) {
-    // Prints a rank-2 view (the page examples are {1,1,r,c}: the leading 1s are dropped by the caller).
-    std::string text = "[";
-    for (std::size_t i = 0; i < view.size(0); ++i) {
-        text += i ? ", [" : "[";
-        for (std::size_t j = 0; j < view.size(1); ++j) {
-            char number[32];
-            std::snprintf(number, sizeof number, "%s%g", j ? ", " : "", static_cast<double>(view(i, j)));
-            text += number;
+// Formats a tensor stored row-major with the given sizes, nested brackets per dimension.
+std::string format(const std::vector<float>& values, const std::vector<std::size_t>& sizes) {
+    std::string text;
+    std::size_t position = 0;
+    auto emit = [&](auto&& self, std::size_t dimension) -> void {
+        text += "[";
+        for (std::size_t i = 0; i < sizes[dimension]; ++i) {
+            if (i) text += ", ";
+            if (dimension + 1 == sizes.size()) {
+                char number[32];
+                std::snprintf(number, sizeof number, "%g", static_cast<double>(values[position++]));
+                text += number;
+            } else {
+                self(self, dimension + 1);
+            }
         }
         text += "]";
+    };
+    emit(emit, 0);
+    return text;
+}
+
+struct tally {
+    int matched = 0, total = 0;
+    void report(const char* what, const std::vector<float>& got, const std::vector<float>& expected,
+                const std::vector<std::size_t>& sizes) {
+        const bool same = got == expected;
+        ++total;
+        matched += same ? 1 : 0;
+        std::printf("  %-44s %s\n", what, format(got, sizes).c_str());
+        if (!same) std::printf("  %-44s %s   <-- MISMATCH\n", "  page says", format(expected, sizes).c_str());
     }
-    return text + "]";
+};
+
+void cumulative_pages(tally& counts) {
+    const std::vector<std::size_t> sizes{1, 1, 3, 4};
+    const std::vector<float> input{2, 1, 3, 5, 3, 8, 7, 3, 9, 6, 2, 4};
+    std::printf("DML_CUMULATIVE_SUMMATION / DML_CUMULATIVE_PRODUCT\n");
+    std::printf("  input {1,1,3,4} = %s\n", format(input, sizes).c_str());
+    struct page_row {
+        std::size_t axis;
+        tensorops::axis_direction direction;
+        bool exclusive;
+        std::vector<float> sum, product;
+    };
+    using tensorops::axis_direction;
+    const page_row rows[] = {
+        {3, axis_direction::increasing, false, {2, 3, 6, 11, 3, 11, 18, 21, 9, 15, 17, 21}, {2, 2, 6, 30, 3, 24, 168, 504, 9, 54, 108, 432}},
+        {3, axis_direction::increasing, true, {0, 2, 3, 6, 0, 3, 11, 18, 0, 9, 15, 17}, {1, 2, 2, 6, 1, 3, 24, 168, 1, 9, 54, 108}},
+        {3, axis_direction::decreasing, false, {11, 9, 8, 5, 21, 18, 10, 3, 21, 12, 6, 4}, {30, 15, 15, 5, 504, 168, 21, 3, 432, 48, 8, 4}},
+        {2, axis_direction::increasing, false, {2, 1, 3, 5, 5, 9, 10, 8, 14, 15, 12, 12}, {2, 1, 3, 5, 6, 8, 21, 15, 54, 48, 42, 60}},
+    };
+    const tensorops::tensor_view<const float> x(input.data(), sizes);
+    for (const auto& row : rows) {
+        std::vector<float> sum(input.size()), product(input.size());
+        const tensorops::scan_options options{row.axis, row.direction, row.exclusive};
+        tensorops::cumulative_sum(x, tensorops::tensor_view<float>(sum.data(), sizes), options);
+        tensorops::cumulative_product(x, tensorops::tensor_view<float>(product.data(), sizes), options);
+        char parameters[96];
+        std::snprintf(parameters, sizeof parameters, "Axis %zu, %s, exclusive %s", row.axis,
+                      row.direction == axis_direction::increasing ? "INCREASING" : "DECREASING", row.exclusive ? "yes" : "no");
+        std::printf("  %s\n", parameters);
+        counts.report("  cumulative sum", sum, row.sum, sizes);
+        counts.report("  cumulative product", product, row.product, sizes);
+    }
+    std::printf("\n");
 }
 
 }  // namespace
 
 int main() {
-    std::printf("tensorops: the DirectML documentation examples\n\n");
-    std::vector<float> page_input{2, 1, 3, 5, 3, 8, 7, 3, 9, 6, 2, 4};
-    const tensorops::tensor_view<const float> input(page_input.data(), {3, 4});
-    std::printf("cumulative pages, input {1,1,3,4} = %s\n", format(input).c_str());
-    std::printf("  seen transposed through strides    = %s\n",
-                format(tensorops::tensor_view<const float>(page_input.data(), {4, 3}, {1, 4})).c_str());
-    std::printf("\n(operators land in the next issues: cumulative sum/product, reduce, scatter-ND)\n");
-    return 0;
+    std::printf("tensorops: the DirectML documentation examples, computed on the CPU\n\n");
+    tally counts;
+    cumulative_pages(counts);
+    std::printf("(reduce, argmax/argmin and scatter-ND examples join as those operators land)\n\n");
+    std::printf("%d of %d page examples match the documented output\n", counts.matched, counts.total);
+    return counts.matched == counts.total ? 0 : 1;
 }

@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <tensorops/core/element.hpp>
 #include <tensorops/core/float16.hpp>
 
 namespace tensorops_test::reference {
@@ -96,6 +97,19 @@ dense<std::remove_cv_t<T>> read(const T* data, const std::vector<std::size_t>& s
 // ---------------------------------------------------------------------------------------------
 // Arithmetic in the reference domain.
 
+/// Identities: 0 and 1 for arithmetic types; a user type's own (its element_identity specialisation, the
+/// customisation point SEMANTICS.md promises such types).
+template <class T>
+wide_t<T> zero() {
+    if constexpr (std::is_arithmetic_v<T> || is_floating<T>) return wide_t<T>(0);
+    else return tensorops::element_identity<T>::zero();
+}
+template <class T>
+wide_t<T> one() {
+    if constexpr (std::is_arithmetic_v<T> || is_floating<T>) return wide_t<T>(1);
+    else return tensorops::element_identity<T>::one();
+}
+
 template <class T>
 wide_t<T> add(const wide_t<T>& a, const wide_t<T>& b) {
     if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
@@ -139,7 +153,7 @@ enum class scan_operation { sum, product };
 /// y[i] along `axis` per the §1 table: forward or reverse traversal, inclusive or exclusive.
 template <class T>
 dense<wide_t<T>> cumulative(const dense<T>& x, std::size_t axis, bool reverse, bool exclusive, scan_operation operation) {
-    const wide_t<T> identity = operation == scan_operation::sum ? wide_t<T>(0) : wide_t<T>(1);
+    const wide_t<T> identity = operation == scan_operation::sum ? zero<T>() : one<T>();
     auto y = dense<wide_t<T>>::filled(x.sizes, identity);
     std::vector<std::size_t> line_sizes = x.sizes;
     line_sizes[axis] = 1;
@@ -207,7 +221,7 @@ dense<long double> reduce(const dense<T>& x, const std::vector<std::size_t>& axe
             case reduce_operation::sum_square:
             case reduce_operation::l1:
             case reduce_operation::multiply: {
-                wide_t<T> acc = operation == reduce_operation::multiply ? wide_t<T>(1) : wide_t<T>(0);
+                wide_t<T> acc = operation == reduce_operation::multiply ? one<T>() : zero<T>();
                 for (const auto& v : group) {
                     if (operation == reduce_operation::sum) acc = add<T>(acc, v);
                     else if (operation == reduce_operation::sum_square) acc = add<T>(acc, multiply<T>(v, v));

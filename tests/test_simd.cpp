@@ -263,6 +263,64 @@ TEMPLATE_LIST_TEST_CASE("simd: in-register inclusive scans", "", tensorops_test:
     }
 }
 
+TEMPLATE_LIST_TEST_CASE("simd: scan_lanes, forward and backward, for + and ×", "", tensorops_test::builtin_types) {
+    using T = TestType;
+    using P = simd::pack<T>;
+    test_rng rng("simd scan_lanes");
+    INFO(rng.describe());
+    const auto add = [](const P& a, const P& b) { return a + b; };
+    const auto mul = [](const P& a, const P& b) { return simd::mul(a, b); };
+    for (int trial = 0; trial < 30; ++trial) {
+        const bool small = !std::is_integral_v<C<T>> || trial % 2 == 0;
+        auto lanes = random_lanes<T>(rng, small);
+        if (std::is_floating_point_v<C<T>>)
+            for (auto& v : lanes) v = v == C<T>(0) ? C<T>(1) : v;
+        const P p = simd::from_array<P>(lanes);
+        const auto forward_sum = simd::to_array(simd::scan_lanes<false>(p, add, C<T>(0)));
+        const auto forward_product = simd::to_array(simd::scan_lanes<false>(p, mul, C<T>(1)));
+        const auto backward_sum = simd::to_array(simd::scan_lanes<true>(p, add, C<T>(0)));
+        const auto backward_product = simd::to_array(simd::scan_lanes<true>(p, mul, C<T>(1)));
+        C<T> sum = C<T>(0), product = C<T>(1);
+        for (std::size_t i = 0; i < W<T>; ++i) {
+            sum = wrap<T>(sum, lanes[i], [](auto a, auto b) { return a + b; });
+            product = wrap<T>(product, lanes[i], [](auto a, auto b) { return a * b; });
+            INFO("forward lane " << i);
+            CHECK(forward_sum[i] == sum);
+            CHECK(forward_product[i] == product);
+        }
+        sum = C<T>(0);
+        product = C<T>(1);
+        for (std::size_t i = W<T>; i-- > 0;) {
+            sum = wrap<T>(sum, lanes[i], [](auto a, auto b) { return a + b; });
+            product = wrap<T>(product, lanes[i], [](auto a, auto b) { return a * b; });
+            INFO("backward lane " << i);
+            CHECK(backward_sum[i] == sum);
+            CHECK(backward_product[i] == product);
+        }
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("simd: add is bit-identical to +, signed zeros and NaN included", "", tensorops_test::floating_types) {
+    using T = TestType;
+    using P = simd::pack<T>;
+    test_rng rng("simd add");
+    INFO(rng.describe());
+    const C<T> specials[] = {C<T>(0), -C<T>(0), std::numeric_limits<C<T>>::infinity(), -std::numeric_limits<C<T>>::infinity(),
+                             std::numeric_limits<C<T>>::quiet_NaN(), std::numeric_limits<C<T>>::denorm_min(), C<T>(1)};
+    for (int trial = 0; trial < 50; ++trial) {
+        auto a = random_lanes<T>(rng), b = random_lanes<T>(rng);
+        for (std::size_t i = 0; i < W<T>; ++i) {
+            if (rng.chance(0.3)) a[i] = specials[rng.uniform<std::size_t>(0, std::size(specials) - 1)];
+            if (rng.chance(0.3)) b[i] = specials[rng.uniform<std::size_t>(0, std::size(specials) - 1)];
+        }
+        const auto sum = simd::to_array(simd::add(simd::from_array<P>(a), simd::from_array<P>(b)));
+        for (std::size_t i = 0; i < W<T>; ++i) {
+            const C<T> expected = a[i] + b[i];
+            CHECK(tensorops_test::same_bits(sum[i], expected));
+        }
+    }
+}
+
 TEMPLATE_LIST_TEST_CASE("simd: lane-wise products wrap without undefined behaviour", "", tensorops_test::builtin_types) {
     using T = TestType;
     using P = simd::pack<T>;

@@ -2,10 +2,12 @@
 //
 // Element types: float16 (core/float16.hpp) and the concepts and identities of core/element.hpp.
 // Views: tensor_view<T> (core/tensor_view.hpp). Errors: tensorops::error (core/error.hpp).
-// Operators arrive in ops/ (cumulative, reduce, scatter-ND) and are included here as they land.
+// Operators: cumulative_sum, cumulative_product, cumulative_scan (ops/cumulative.hpp); reduce and
+// scatter-ND arrive in ops/ and are included here as they land.
 #pragma once
 
 #include "core/element.hpp"
 #include "core/error.hpp"
 #include "core/float16.hpp"
 #include "core/tensor_view.hpp"
+#include "ops/cumulative.hpp"

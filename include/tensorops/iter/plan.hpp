@@ -117,85 +117,99 @@ template <std::size_t Operands>
         }
     }
 
-    // Working copy of the dimensions that survive, in the caller's order.
-    struct dimension {
-        std::size_t size;
-        std::array<std::ptrdiff_t, Operands> strides;
-        std::uint8_t group;
-        bool keep, ordered;
-        axis_set origin;
-    };
-    std::array<dimension, max_rank> dims{};
+    // 2–4. Surviving dimensions, walked upwards or reversed as asked; strides and offsets adjusted in place.
+    std::array<std::ptrdiff_t, Operands> offsets{};
+    std::array<strides_array, Operands> strides = request.strides;
+    std::array<std::size_t, max_rank> order{};  // surviving caller dimensions, outermost first
     std::size_t count = 0;
     for (std::size_t d = 0; d < request.rank; ++d) {
-        dimension dim{request.sizes[d], {}, request.group[d], request.keep.test(d), request.ordered.test(d), {}};
-        dim.origin.set(d);
-        for (std::size_t o = 0; o < Operands; ++o) dim.strides[o] = request.strides[o][d];
-        const auto last = static_cast<std::ptrdiff_t>(dim.size - 1);
-        bool flip = request.reverse.test(d);  // 2. reversed walk
-        if (dim.size == 1 && !dim.keep) continue;  // 3. drop size 1 (after nothing else could matter)
-        if (!flip && !dim.ordered) {  // 4. walk memory upwards
+        const std::size_t size = request.sizes[d];
+        if (size == 1 && !request.keep.test(d)) continue;  // 3. drop size 1
+        bool flip = request.reverse.test(d);              // 2. reversed walk
+        if (!flip && !request.ordered.test(d)) {           // 4. walk memory upwards
             for (std::size_t o = 0; o < Operands; ++o) {
-                if (dim.strides[o] == 0) continue;
-                flip = dim.strides[o] < 0;
+                if (strides[o][d] == 0) continue;
+                flip = strides[o][d] < 0;
                 break;
             }
         }
         if (flip) {
             for (std::size_t o = 0; o < Operands; ++o) {
-                nest.offsets[o] += last * dim.strides[o];
-                dim.strides[o] = -dim.strides[o];
+                offsets[o] += static_cast<std::ptrdiff_t>(size - 1) * strides[o][d];
+                strides[o][d] = -strides[o][d];
             }
         }
-        dims[count++] = dim;
+        order[count++] = d;
     }
 
-    // 5. Order by stride, innermost (smallest) last. A few dimensions only: a bubble sort whose swaps
-    // respect the ordered-dimension constraint.
-    auto belongs_inside = [](const dimension& a, const dimension& b) {  // should a be inner to b?
+    // 5. Order by stride, innermost (smallest) last: a bubble sort (a few entries) whose swaps respect the
+    // ordered-dimension constraint.
+    const auto belongs_inside = [&](std::size_t a, std::size_t b) {  // should caller dimension a be inner to b?
         for (std::size_t o = 0; o < Operands; ++o) {
-            const std::ptrdiff_t sa = detail::magnitude(a.strides[o]), sb = detail::magnitude(b.strides[o]);
+            const std::ptrdiff_t sa = detail::magnitude(strides[o][a]), sb = detail::magnitude(strides[o][b]);
             if (sa == 0 || sb == 0 || sa == sb) continue;
             return sa < sb;
         }
         return false;
     };
     for (std::size_t pass = 0; pass + 1 < count; ++pass) {
+        bool swapped = false;
         for (std::size_t i = 0; i + 1 < count; ++i) {
-            dimension& outer = dims[i];
-            dimension& inner = dims[i + 1];
-            const bool pinned = outer.ordered && inner.ordered && outer.group == inner.group;
-            if (!pinned && belongs_inside(outer, inner)) std::swap(outer, inner);
+            const std::size_t outer = order[i], inner = order[i + 1];
+            const bool pinned = request.ordered.test(outer) && request.ordered.test(inner) &&
+                                request.group[outer] == request.group[inner];
+            if (!pinned && belongs_inside(outer, inner)) {
+                order[i] = inner;
+                order[i + 1] = outer;
+                swapped = true;
+            }
         }
+        if (!swapped) break;
     }
 
-    // 6. Merge neighbours that chain for every operand, from the inside out.
-    std::size_t merged = 0;  // dims[0, merged) hold the result, outermost first, built back to front
-    std::array<dimension, max_rank> result{};
+    // 6. Merge neighbours that chain for every operand, from the inside out, writing the nest back to front.
+    std::size_t merged = 0;
+    std::array<std::size_t, max_rank> source{};  // the innermost caller dimension of each planned one
     for (std::size_t i = count; i-- > 0;) {
-        const dimension& dim = dims[i];
+        const std::size_t d = order[i];
         if (merged > 0) {
-            dimension& inner = result[max_rank - merged];
-            bool chains = !dim.keep && !inner.keep && dim.group == inner.group && dim.ordered == inner.ordered;
+            const std::size_t slot = max_rank - merged;
+            const std::size_t inner = source[slot];
+            bool chains = !request.keep.test(d) && !request.keep.test(inner) && request.group[d] == request.group[inner] &&
+                          request.ordered.test(d) == request.ordered.test(inner);
             for (std::size_t o = 0; o < Operands && chains; ++o)
-                chains = dim.strides[o] == inner.strides[o] * static_cast<std::ptrdiff_t>(inner.size);
+                chains = strides[o][d] == nest.strides[o][slot] * static_cast<std::ptrdiff_t>(nest.sizes[slot]);
             if (chains) {
-                inner.size *= dim.size;
-                inner.origin |= dim.origin;
+                nest.sizes[slot] *= request.sizes[d];
+                nest.origin[slot].set(d);
                 continue;
             }
         }
         ++merged;
-        result[max_rank - merged] = dim;
+        const std::size_t slot = max_rank - merged;
+        source[slot] = d;
+        nest.sizes[slot] = request.sizes[d];
+        nest.group[slot] = request.group[d];
+        nest.origin[slot] = axis_set{};
+        nest.origin[slot].set(d);
+        for (std::size_t o = 0; o < Operands; ++o) nest.strides[o][slot] = strides[o][d];
     }
+    // Move the dimensions from the back of the arrays to the front.
     nest.rank = merged;
-    for (std::size_t d = 0; d < merged; ++d) {
-        const dimension& dim = result[max_rank - merged + d];
-        nest.sizes[d] = dim.size;
-        nest.group[d] = dim.group;
-        nest.origin[d] = dim.origin;
-        for (std::size_t o = 0; o < Operands; ++o) nest.strides[o][d] = dim.strides[o];
+    for (std::size_t r = 0; r < merged; ++r) {
+        const std::size_t slot = max_rank - merged + r;
+        nest.sizes[r] = nest.sizes[slot];
+        nest.group[r] = nest.group[slot];
+        nest.origin[r] = nest.origin[slot];
+        for (std::size_t o = 0; o < Operands; ++o) nest.strides[o][r] = nest.strides[o][slot];
     }
+    for (std::size_t r = merged; r < max_rank; ++r) {
+        nest.sizes[r] = 1;
+        nest.group[r] = 0;
+        nest.origin[r] = axis_set{};
+        for (std::size_t o = 0; o < Operands; ++o) nest.strides[o][r] = 0;
+    }
+    nest.offsets = offsets;
     return nest;
 }
 

@@ -96,4 +96,19 @@ template <class P>
     }
 }
 
+/// Lane-wise a + b. For float lanes on targets with FMA this is computed as fma(a, 1, b), which is
+/// bit-identical (a·1 is exact, so one rounding of a + b) but may issue on the multiply-add ports as well as
+/// the add ports: in shuffle-heavy kernels (in-register scans) the add ports are the bottleneck.
+template <class P>
+[[nodiscard]] P add(const P& a, const P& b) noexcept {
+#if TENSOROPS_HAS_XSIMD && defined(__FMA__)
+    if constexpr (std::is_floating_point_v<typename P::value_type> && P::size > 1)
+        return xsimd::fma(a, P(typename P::value_type(1)), b);
+    else
+        return a + b;
+#else
+    return a + b;
+#endif
+}
+
 }  // namespace tensorops::simd

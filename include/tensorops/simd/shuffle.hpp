@@ -52,6 +52,16 @@ template <std::size_t Bytes, class P>
     }
 }
 
+/// Calls f(std::integral_constant<int, bytes>) for bytes = LaneBytes, 2·LaneBytes, … below 16: the shift
+/// distances of a scan inside one 128-bit half.
+template <std::size_t LaneBytes, int Bytes = static_cast<int>(LaneBytes), class F>
+void for_each_in_half_step(F&& f) {
+    if constexpr (Bytes < 16) {
+        f(std::integral_constant<int, Bytes>{});
+        for_each_in_half_step<LaneBytes, Bytes * 2>(f);
+    }
+}
+
 /// The register shifted towards lower lanes by Bytes bytes, zeros entering at the top.
 template <std::size_t Bytes, class P>
 [[nodiscard]] P shift_bytes_down(const P& value) noexcept {

@@ -1,0 +1,89 @@
+// tensorops/ops/cumulative.hpp — cumulative sum, product and scan along one axis (DirectML
+// CUMULATIVE_SUMMATION / CUMULATIVE_PRODUCT; SEMANTICS.md §1).
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <functional>
+#include <string_view>
+#include <type_traits>
+
+#include "../core/element.hpp"
+#include "../core/tensor_view.hpp"
+#include "../iter/plan.hpp"
+#include "arguments.hpp"
+#include "detail/scan_kernels.hpp"
+
+namespace tensorops {
+
+/// Parameters of a cumulative operator. For every line along `axis` (n elements, all other coordinates
+/// fixed), with ∘ the operation and e its identity:
+///   increasing, inclusive:  y[i] = x[0] ∘ … ∘ x[i]
+///   increasing, exclusive:  y[0] = e,   y[i] = x[0] ∘ … ∘ x[i−1]
+///   decreasing, inclusive:  y[i] = x[i] ∘ … ∘ x[n−1]
+///   decreasing, exclusive:  y[n−1] = e, y[i] = x[i+1] ∘ … ∘ x[n−1]
+/// Only the traversal order reverses; results are never written to reversed positions.
+struct scan_options {
+    std::size_t axis = 0;
+    axis_direction direction = axis_direction::increasing;
+    bool exclusive = false;
+};
+
+namespace detail {
+
+template <class T, class Scan>
+void cumulative(std::string_view operation, tensor_view<const T> input, tensor_view<T> output, const scan_options& options,
+                const Scan& scan) {
+    require_same_sizes(operation, "input", input, "output", output);
+    require_axis(operation, "options.axis", options.axis, input.rank());
+    require_unique(operation, "output", output);
+    require_exact_alias_or_disjoint(operation, "output", output, "input", input);
+    if (output.empty()) return;
+
+    auto request = iter::make_request(output, input);
+    request.keep.set(options.axis);
+    request.ordered.set(options.axis);
+    if (options.direction == axis_direction::decreasing) request.reverse.set(options.axis);
+    const auto nest = iter::plan_loops(request);
+    const std::size_t axis = nest.position_of(options.axis);
+    if (options.exclusive) run_scan<true>(input.data(), output.data(), nest, axis, scan);
+    else run_scan<false>(input.data(), output.data(), nest, axis, scan);
+}
+
+}  // namespace detail
+
+/// Cumulative sum of `input` along `options.axis` into `output` (the table at scan_options).
+///
+/// Types: any `additive` T. float64/32/16 and the fixed-width integers are vectorised; float16 carries a
+/// float and rounds once per output; integers wrap around (two's complement, no undefined behaviour);
+/// NaN and infinities propagate as IEEE addition makes them. Float sums along the contiguous axis are
+/// combined in a tree order inside each vector (error of a pairwise sum of the vector width, then sequential).
+/// Aliasing: `output` may be exactly `input` (same data pointer, sizes and strides: in place); any other
+/// overlap is an error. Inputs may broadcast (stride 0) and any view may have negative strides.
+/// Errors (tensorops::error, thrown before anything is written): sizes differ, axis ≥ rank, output layout
+/// maps two coordinates to one element, output partially overlaps input. Empty tensors: nothing happens.
+template <additive T>
+void cumulative_sum(tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
+    detail::cumulative("cumulative_sum", input, output, options, detail::sum_scan<T>{});
+}
+
+/// Cumulative product of `input` along `options.axis` into `output`; the exclusive identity is 1.
+/// Types, rounding, wrap-around, aliasing and errors exactly as cumulative_sum (integer products wrap).
+template <multiplicative T>
+void cumulative_product(tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
+    detail::cumulative("cumulative_product", input, output, options, detail::product_scan<T>{});
+}
+
+/// Cumulative scan with a caller's associative `operation` (T, T → T) whose identity is `identity`.
+/// Computed in T, one line at a time, in traversal order: operation(running, next). Aliasing and errors as
+/// cumulative_sum. Exceptions thrown by `operation` propagate (the output is then partly written).
+template <element T, class Operation>
+    requires std::regular_invocable<const Operation&, const T&, const T&> &&
+             std::convertible_to<std::invoke_result_t<const Operation&, const T&, const T&>, T>
+void cumulative_scan(tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options,
+                     Operation operation, std::type_identity_t<T> identity) {
+    detail::cumulative("cumulative_scan", input, output, options,
+                       detail::custom_scan<T, Operation>{std::move(operation), std::move(identity)});
+}
+
+}  // namespace tensorops
