@@ -76,13 +76,55 @@ void cumulative_pages(tally& counts) {
     std::printf("\n");
 }
 
+void reduce_pages(tally& counts) {
+    const std::vector<std::size_t> sizes{3, 3};
+    const std::vector<float> input{1, 2, 3, 3, 0, 4, 2, 4, 2};
+    std::printf("DML_REDUCE_OPERATOR_DESC, function SUM\n");
+    std::printf("  input {3,3} = %s\n", format(input, sizes).c_str());
+    const tensorops::tensor_view<const float> x(input.data(), sizes);
+    struct page_row {
+        std::vector<std::size_t> axes, out_sizes;
+        std::vector<float> expected;
+        const char* label;
+    };
+    const page_row rows[] = {{{0}, {1, 3}, {6, 6, 9}, "  Axes {0}"}, {{1}, {3, 1}, {6, 7, 8}, "  Axes {1}"}, {{0, 1}, {1, 1}, {21}, "  Axes {0,1}"}};
+    for (const auto& row : rows) {
+        std::vector<float> out(row.expected.size());
+        tensorops::reduce(x, tensorops::tensor_view<float>(out.data(), row.out_sizes), tensorops::reduce_function::sum, row.axes);
+        counts.report(row.label, out, row.expected, row.out_sizes);
+    }
+    std::printf("\n");
+
+    const std::vector<float> arg_input{1, 2, 3, 3, 0, 4, 2, 5, 2};
+    std::printf("DML_ARGMAX_OPERATOR_DESC / DML_ARGMIN_OPERATOR_DESC (INCREASING: first extreme)\n");
+    std::printf("  input {3,3} = %s\n", format(arg_input, sizes).c_str());
+    const tensorops::tensor_view<const float> a(arg_input.data(), sizes);
+    struct arg_row {
+        std::vector<std::size_t> axes, out_sizes;
+        std::vector<float> argmax, argmin;
+    };
+    const arg_row arg_rows[] = {{{0, 1}, {1, 1}, {7}, {4}}, {{0}, {1, 3}, {1, 2, 1}, {0, 1, 2}}, {{1}, {3, 1}, {2, 2, 1}, {0, 1, 0}}};
+    for (const auto& row : arg_rows) {
+        std::vector<std::int64_t> indices(row.argmax.size());
+        const tensorops::tensor_view<std::int64_t> y(indices.data(), row.out_sizes);
+        std::string label = "  Axes {";
+        for (std::size_t i = 0; i < row.axes.size(); ++i) label += (i ? "," : "") + std::to_string(row.axes[i]);
+        tensorops::argmax(a, y, row.axes);
+        counts.report((label + "} argmax").c_str(), std::vector<float>(indices.begin(), indices.end()), row.argmax, row.out_sizes);
+        tensorops::argmin(a, y, row.axes);
+        counts.report((label + "} argmin").c_str(), std::vector<float>(indices.begin(), indices.end()), row.argmin, row.out_sizes);
+    }
+    std::printf("\n");
+}
+
 }  // namespace
 
 int main() {
     std::printf("tensorops: the DirectML documentation examples, computed on the CPU\n\n");
     tally counts;
     cumulative_pages(counts);
-    std::printf("(reduce, argmax/argmin and scatter-ND examples join as those operators land)\n\n");
+    reduce_pages(counts);
+    std::printf("(the scatter-ND example joins when that operator lands)\n\n");
     std::printf("%d of %d page examples match the documented output\n", counts.matched, counts.total);
     return counts.matched == counts.total ? 0 : 1;
 }

@@ -14,6 +14,7 @@
 
 #include "reference.hpp"
 #include "support.hpp"
+#include "user_types.hpp"
 
 using namespace tensorops;
 using tensorops_test::guarded_buffer;
@@ -291,22 +292,7 @@ TEMPLATE_LIST_TEST_CASE("cumulative: NaN and infinities flow through", "", tenso
     }
 }
 
-namespace {
-// A user-defined element type: integers modulo a prime, with no conversion from int.
-struct mod_prime {
-    static constexpr std::int64_t p = 1000003;
-    std::int64_t value = 0;
-    friend mod_prime operator+(mod_prime a, mod_prime b) { return {(a.value + b.value) % p}; }
-    friend mod_prime operator*(mod_prime a, mod_prime b) { return {(a.value * b.value) % p}; }
-    friend bool operator==(mod_prime a, mod_prime b) { return a.value == b.value; }
-};
-}  // namespace
-
-template <>
-struct tensorops::element_identity<mod_prime> {
-    static constexpr mod_prime zero() { return {0}; }
-    static constexpr mod_prime one() { return {1}; }
-};
+using tensorops_test::mod_prime;
 
 TEST_CASE("cumulative: a user-defined element type takes the generic path") {
     test_rng rng("cumulative user type");

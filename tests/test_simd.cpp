@@ -11,6 +11,7 @@
 
 #include <tensorops/simd/arithmetic.hpp>
 #include <tensorops/simd/horizontal.hpp>
+#include <tensorops/simd/math.hpp>
 #include <tensorops/simd/minmax.hpp>
 #include <tensorops/simd/pack.hpp>
 #include <tensorops/simd/scan.hpp>
@@ -331,6 +332,69 @@ TEMPLATE_LIST_TEST_CASE("simd: lane-wise products wrap without undefined behavio
         const auto product = simd::to_array(simd::mul(simd::from_array<P>(a), simd::from_array<P>(b)));
         for (std::size_t i = 0; i < W<T>; ++i) CHECK(same<T>(product[i], wrap<T>(a[i], b[i], [](auto x, auto y) { return x * y; })));
     }
+}
+
+TEMPLATE_LIST_TEST_CASE("simd: abs per lane; integers wrap at the minimum", "", tensorops_test::builtin_types) {
+    using T = TestType;
+    using P = simd::pack<T>;
+    test_rng rng("simd abs");
+    INFO(rng.describe());
+    for (int trial = 0; trial < 20; ++trial) {
+        auto lanes = random_lanes<T>(rng);
+        lanes[0] = std::numeric_limits<C<T>>::lowest();
+        const auto result = simd::to_array(simd::abs(simd::from_array<P>(lanes)));
+        for (std::size_t i = 0; i < W<T>; ++i) {
+            if constexpr (std::is_unsigned_v<C<T>>) CHECK(result[i] == lanes[i]);
+            else if constexpr (std::is_integral_v<C<T>>) CHECK(result[i] == (lanes[i] < 0 ? wrap<T>(C<T>(0), lanes[i], [](auto a, auto b) { return a - b; }) : lanes[i]));
+            else CHECK(result[i] == std::fabs(lanes[i]));
+        }
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("simd: sqrt, exp and log per lane within a few ulp", "", tensorops_test::floating_types) {
+    using T = TestType;
+    using P = simd::pack<T>;
+    using F = C<T>;
+    test_rng rng("simd math");
+    INFO(rng.describe());
+    const F ulp = std::numeric_limits<F>::epsilon();
+    for (int trial = 0; trial < 50; ++trial) {
+        std::array<F, W<T>> positive, any;
+        for (std::size_t i = 0; i < W<T>; ++i) {
+            positive[i] = static_cast<F>(rng.uniform_real(1e-3, 1e3));
+            any[i] = static_cast<F>(rng.uniform_real(-80.0, 80.0));
+        }
+        const auto roots = simd::to_array(simd::sqrt(simd::from_array<P>(positive)));
+        const auto logs = simd::to_array(simd::log(simd::from_array<P>(positive)));
+        const auto exps = simd::to_array(simd::exp(simd::from_array<P>(any)));
+        for (std::size_t i = 0; i < W<T>; ++i) {
+            CHECK(roots[i] == std::sqrt(positive[i]));  // correctly rounded
+            CHECK(std::fabs(logs[i] - std::log(positive[i])) <= 4 * ulp * std::max(F(1), std::fabs(std::log(positive[i]))));
+            CHECK(std::fabs(exps[i] - std::exp(any[i])) <= 4 * ulp * std::exp(any[i]));
+        }
+    }
+    const F inf = std::numeric_limits<F>::infinity();
+    CHECK(simd::to_array(simd::exp(P(-inf)))[0] == F(0));
+    CHECK(simd::to_array(simd::log(P(F(0))))[0] == -inf);
+    CHECK(std::isnan(simd::to_array(simd::exp(P(std::numeric_limits<F>::quiet_NaN())))[0]));
+}
+
+TEMPLATE_LIST_TEST_CASE("simd: select_lanes picks index lanes by a value mask", "", tensorops_test::builtin_types) {
+    using T = TestType;
+    using P = simd::pack<T>;
+    using Q = simd::lane_index_pack<P>;
+    STATIC_REQUIRE(Q::size == P::size);
+    STATIC_REQUIRE(sizeof(typename Q::value_type) == sizeof(C<T>));
+    std::array<C<T>, W<T>> values;
+    std::array<typename Q::value_type, W<T>> a, b;
+    for (std::size_t i = 0; i < W<T>; ++i) {
+        values[i] = static_cast<C<T>>(i % 3);
+        a[i] = static_cast<typename Q::value_type>(i + 1);
+        b[i] = static_cast<typename Q::value_type>(100 + i);
+    }
+    const auto mask = simd::from_array<P>(values) == P(C<T>(1));
+    const auto chosen = simd::to_array(simd::select_lanes<P>(mask, simd::from_array<Q>(a), simd::from_array<Q>(b)));
+    for (std::size_t i = 0; i < W<T>; ++i) CHECK(chosen[i] == (i % 3 == 1 ? a[i] : b[i]));
 }
 
 TEST_CASE("simd: integer lane arithmetic wraps on every path") {

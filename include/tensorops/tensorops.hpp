@@ -2,8 +2,8 @@
 //
 // Element types: float16 (core/float16.hpp) and the concepts and identities of core/element.hpp.
 // Views: tensor_view<T> (core/tensor_view.hpp). Errors: tensorops::error (core/error.hpp).
-// Operators: cumulative_sum, cumulative_product, cumulative_scan (ops/cumulative.hpp); reduce and
-// scatter-ND arrive in ops/ and are included here as they land.
+// Operators: cumulative_sum, cumulative_product, cumulative_scan (ops/cumulative.hpp); reduce, argmax,
+// argmin (ops/reduce.hpp); scatter-ND arrives in ops/ and is included here when it lands.
 #pragma once
 
 #include "core/element.hpp"
@@ -11,3 +11,4 @@
 #include "core/float16.hpp"
 #include "core/tensor_view.hpp"
 #include "ops/cumulative.hpp"
+#include "ops/reduce.hpp"

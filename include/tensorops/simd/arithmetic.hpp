@@ -20,17 +20,6 @@ namespace tensorops::simd {
 
 namespace detail {
 #if TENSOROPS_X86_INTRINSICS
-template <class P>
-[[nodiscard]] auto integer_bits(const P& value) noexcept {
-    using bits = xsimd::batch<std::uint8_t, typename P::arch_type>;
-    return static_cast<typename bits::register_type>(xsimd::bitwise_cast<bits>(value));
-}
-template <class P, class Register>
-[[nodiscard]] P from_integer_bits(Register bits) noexcept {
-    using bytes = xsimd::batch<std::uint8_t, typename P::arch_type>;
-    return xsimd::bitwise_cast<P>(bytes(bits));
-}
-
 template <std::size_t LaneBytes>
 [[nodiscard]] inline __m128i multiply_lanes(__m128i a, __m128i b) noexcept {
     if constexpr (LaneBytes == 2) {
@@ -84,8 +73,7 @@ template <class P>
 #if TENSOROPS_X86_INTRINSICS
         constexpr std::size_t register_bytes = sizeof(typename P::register_type);
         if constexpr (register_bytes == 16 || (register_bytes == 32 && std::is_base_of_v<xsimd::avx2, typename P::arch_type>)) {
-            return detail::from_integer_bits<P>(
-                detail::multiply_lanes<sizeof(C)>(detail::integer_bits(a), detail::integer_bits(b)));
+            return detail::from_bytes<P>(detail::multiply_lanes<sizeof(C)>(detail::as_bytes(a), detail::as_bytes(b)));
         }
 #endif
         const auto left = to_array(a), right = to_array(b);

@@ -86,6 +86,23 @@ struct pack_of {
 };
 }  // namespace detail
 
+#if TENSOROPS_X86_INTRINSICS
+namespace detail {
+/// The raw integer register (__m128i / __m256i / __m512i) of any x86 pack, and back: free reinterpretations
+/// for the intrinsics that only exist on integer registers (byte shifts, shuffles, integer multiplies).
+template <class P>
+[[nodiscard]] auto as_bytes(const P& value) noexcept {
+    using bytes = xsimd::batch<std::uint8_t, typename P::arch_type>;
+    return static_cast<typename bytes::register_type>(xsimd::bitwise_cast<bytes>(value));
+}
+template <class P, class Register>
+[[nodiscard]] P from_bytes(Register bits) noexcept {
+    using bytes = xsimd::batch<std::uint8_t, typename P::arch_type>;
+    return xsimd::bitwise_cast<P>(bytes(bits));
+}
+}  // namespace detail
+#endif
+
 /// The register kernels compute in for built-in element type T.
 template <builtin_element T>
 using pack = typename detail::pack_of<compute_t<T>>::type;
@@ -219,6 +236,41 @@ template <class P>
     else return xsimd::isnan(value);
 #else
     else return scalar_mask{value.value != value.value};
+#endif
+}
+
+namespace detail {
+template <std::size_t Bytes>
+struct unsigned_of_size;
+template <> struct unsigned_of_size<1> { using type = std::uint8_t; };
+template <> struct unsigned_of_size<2> { using type = std::uint16_t; };
+template <> struct unsigned_of_size<4> { using type = std::uint32_t; };
+template <> struct unsigned_of_size<8> { using type = std::uint64_t; };
+
+template <class P>
+struct lane_index_of {
+#if TENSOROPS_HAS_XSIMD
+    using type = xsimd::batch<typename unsigned_of_size<sizeof(typename P::value_type)>::type, typename P::arch_type>;
+#else
+    using type = scalar_pack<typename unsigned_of_size<sizeof(typename P::value_type)>::type>;
+#endif
+};
+}  // namespace detail
+
+/// An unsigned integer register with the lanes of P (same count, same width): what per-lane positions are
+/// kept in beside a register of values.
+template <class P>
+using lane_index_pack = typename detail::lane_index_of<P>::type;
+
+/// Lane i is a[i] where condition[i], else b[i], for a register Q whose lanes line up with the mask's
+/// register P (same lane width).
+template <class P, class Q>
+    requires(sizeof(typename P::value_type) == sizeof(typename Q::value_type) && P::size == Q::size)
+[[nodiscard]] Q select_lanes(const mask_of<P>& condition, const Q& a, const Q& b) noexcept {
+#if TENSOROPS_HAS_XSIMD
+    return xsimd::bitwise_cast<Q>(xsimd::select(condition, xsimd::bitwise_cast<P>(a), xsimd::bitwise_cast<P>(b)));
+#else
+    return condition.value ? a : b;
 #endif
 }
 

@@ -26,17 +26,6 @@ template <class P>
 inline constexpr bool is_sse2_register =
     std::is_base_of_v<xsimd::sse2, typename P::arch_type> && sizeof(typename P::register_type) == 16;
 
-template <class P>
-[[nodiscard]] auto as_bytes(const P& value) noexcept {
-    using bytes = xsimd::batch<std::uint8_t, typename P::arch_type>;
-    return static_cast<typename bytes::register_type>(xsimd::bitwise_cast<bytes>(value));
-}
-template <class P, class Register>
-[[nodiscard]] P from_bytes(Register bits) noexcept {
-    using bytes = xsimd::batch<std::uint8_t, typename P::arch_type>;
-    return xsimd::bitwise_cast<P>(bytes(bits));
-}
-
 /// The register shifted towards higher lanes by Bytes bytes, zeros entering at the bottom.
 template <std::size_t Bytes, class P>
 [[nodiscard]] P shift_bytes_up(const P& value) noexcept {

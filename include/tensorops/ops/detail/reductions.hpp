@@ -1,0 +1,201 @@
+// tensorops/ops/detail/reductions.hpp — the twelve reduce functions as policies the kernels are written against.
+//
+// A reduction R over elements of type T provides, for scalars (every T) and lanes (built-in T):
+//   accumulator          what is carried: float for float16, the unsigned type for integer sums and products
+//   identity()           the accumulator of an empty group
+//   lift(x, shift)       an element's contribution (x, x², |x|, e^(x − shift), …)
+//   combine(a, b)        +, ×, max or min
+//   finish(a, n, shift)  the output value (a, √a, a / n, ln a, shift + ln a, …), rounded once to T
+//   pairwise             float sums: combine completed blocks pairwise (a cascade) for accuracy
+//   has_identity         false for max/min over user types without numeric_limits: start from the first element
+//   shifted              log-sum-exp: the kernels first find each group's maximum and pass it as `shift`
+// The lane versions (lift_lanes, combine_lanes, reduce_lanes, finish_lanes) mirror them on simd packs.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <type_traits>
+
+#include "../../core/element.hpp"
+#include "../../simd/arithmetic.hpp"
+#include "../../simd/horizontal.hpp"
+#include "../../simd/math.hpp"
+#include "../../simd/minmax.hpp"
+#include "../../simd/pack.hpp"
+
+namespace tensorops::detail {
+
+/// float64, float32, float16 and other floating types (long double).
+template <class T>
+inline constexpr bool floating_element = std::is_floating_point_v<T> || std::is_same_v<T, float16>;
+
+// ---------------------------------------------------------------------------------------------
+// Sums: SUM, SUM_SQUARE, L1, L2, AVERAGE, LOG_SUM.
+
+enum class lift_kind { value, square, absolute };
+enum class finish_kind { value, square_root, mean, logarithm };
+
+template <class T, lift_kind Lift, finish_kind Finish>
+struct sum_reduction {
+    using accumulator = accumulator_t<T>;
+    static constexpr bool vectorizable = builtin_element<T>;
+    static constexpr bool pairwise = std::is_floating_point_v<accumulator>;
+    static constexpr bool shifted = false;
+    static constexpr bool has_identity = true;
+
+    [[nodiscard]] accumulator identity() const { return element_identity<accumulator>::zero(); }
+    [[nodiscard]] accumulator lift(const T& x, const accumulator&) const {
+        const auto a = static_cast<accumulator>(x);
+        if constexpr (Lift == lift_kind::square) return a * a;
+        else if constexpr (Lift == lift_kind::absolute) return absolute(x, a);
+        else return a;
+    }
+    [[nodiscard]] accumulator combine(const accumulator& a, const accumulator& b) const { return a + b; }
+    [[nodiscard]] T finish(const accumulator& a, std::size_t count, const accumulator&) const {
+        using std::log;
+        using std::sqrt;
+        if constexpr (Finish == finish_kind::square_root) return static_cast<T>(sqrt(a));
+        else if constexpr (Finish == finish_kind::mean) return static_cast<T>(a / static_cast<accumulator>(count));
+        else if constexpr (Finish == finish_kind::logarithm) return static_cast<T>(log(a));
+        else return static_cast<T>(a);
+    }
+
+    template <class P>
+    [[nodiscard]] P lift_lanes(const P& x, const P&) const {
+        if constexpr (Lift == lift_kind::square) return simd::mul(x, x);
+        else if constexpr (Lift == lift_kind::absolute) return simd::abs(x);
+        else return x;
+    }
+    template <class P>
+    [[nodiscard]] P combine_lanes(const P& a, const P& b) const { return a + b; }
+    template <class P>
+    [[nodiscard]] accumulator reduce_lanes(const P& a) const { return static_cast<accumulator>(simd::reduce_add(a)); }
+    template <class P>
+    [[nodiscard]] P finish_lanes(const P& a, std::size_t count, const P&) const {
+        using C = typename P::value_type;
+        if constexpr (Finish == finish_kind::square_root) return simd::sqrt(a);
+        else if constexpr (Finish == finish_kind::mean) return a / P(static_cast<C>(count));
+        else if constexpr (Finish == finish_kind::logarithm) return simd::log(a);
+        else return a;
+    }
+
+private:
+    static accumulator absolute(const T& x, const accumulator& a) {
+        if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) return x < T(0) ? accumulator(0) - a : a;  // |min| wraps
+        else if constexpr (std::is_integral_v<T>) return a;
+        else {
+            using std::fabs;
+            return fabs(a);
+        }
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// MULTIPLY
+
+template <class T>
+struct product_reduction {
+    using accumulator = accumulator_t<T>;
+    static constexpr bool vectorizable = builtin_element<T>;
+    static constexpr bool pairwise = false;  // relative error grows like n·ε in any order
+    static constexpr bool shifted = false;
+    static constexpr bool has_identity = true;
+
+    [[nodiscard]] accumulator identity() const { return element_identity<accumulator>::one(); }
+    [[nodiscard]] accumulator lift(const T& x, const accumulator&) const { return static_cast<accumulator>(x); }
+    [[nodiscard]] accumulator combine(const accumulator& a, const accumulator& b) const { return a * b; }
+    [[nodiscard]] T finish(const accumulator& a, std::size_t, const accumulator&) const { return static_cast<T>(a); }
+    template <class P>
+    [[nodiscard]] P lift_lanes(const P& x, const P&) const { return x; }
+    template <class P>
+    [[nodiscard]] P combine_lanes(const P& a, const P& b) const { return simd::mul(a, b); }
+    template <class P>
+    [[nodiscard]] accumulator reduce_lanes(const P& a) const { return static_cast<accumulator>(simd::reduce_mul(a)); }
+    template <class P>
+    [[nodiscard]] P finish_lanes(const P& a, std::size_t, const P&) const { return a; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// MAX, MIN (NaN propagates for floating types, whatever the order).
+
+template <class T, bool Maximum>
+struct extreme_reduction {
+    using accumulator = accumulator_t<T, accumulation::ordering>;
+    static constexpr bool vectorizable = builtin_element<T>;
+    static constexpr bool pairwise = false;
+    static constexpr bool shifted = false;
+    /// Types without numeric_limits have no identity for max/min: their groups start from the first element.
+    static constexpr bool has_identity = requires { element_identity<accumulator>::max_identity(); };
+
+    [[nodiscard]] accumulator identity() const {
+        if constexpr (has_identity)
+            return Maximum ? element_identity<accumulator>::max_identity() : element_identity<accumulator>::min_identity();
+        else
+            return accumulator{};  // never used: see has_identity
+    }
+    [[nodiscard]] accumulator lift(const T& x, const accumulator&) const { return static_cast<accumulator>(x); }
+    [[nodiscard]] accumulator combine(const accumulator& a, const accumulator& b) const {
+        if constexpr (std::is_arithmetic_v<accumulator>)
+            return Maximum ? simd::max_propagate_nan(a, b) : simd::min_propagate_nan(a, b);
+        else
+            return Maximum ? (a < b ? b : a) : (b < a ? b : a);
+    }
+    [[nodiscard]] T finish(const accumulator& a, std::size_t, const accumulator&) const { return static_cast<T>(a); }
+    template <class P>
+    [[nodiscard]] P lift_lanes(const P& x, const P&) const { return x; }
+    template <class P>
+    [[nodiscard]] P combine_lanes(const P& a, const P& b) const {
+        return Maximum ? simd::max_propagate_nan(a, b) : simd::min_propagate_nan(a, b);
+    }
+    template <class P>
+    [[nodiscard]] accumulator reduce_lanes(const P& a) const {
+        return static_cast<accumulator>(Maximum ? simd::reduce_max(a) : simd::reduce_min(a));
+    }
+    template <class P>
+    [[nodiscard]] P finish_lanes(const P& a, std::size_t, const P&) const { return a; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// LOG_SUM_EXP: m + ln Σ e^(x − m) with m the group maximum, or 0 when that maximum is ±inf (SEMANTICS.md §2).
+
+template <class T>
+struct log_sum_exp_reduction {
+    using accumulator = accumulator_t<T>;
+    static constexpr bool vectorizable = builtin_element<T>;
+    static constexpr bool pairwise = true;
+    static constexpr bool shifted = true;
+    static constexpr bool has_identity = true;
+
+    /// The shift for a group whose maximum is `maximum`.
+    [[nodiscard]] static accumulator shift_for(const accumulator& maximum) {
+        using std::isinf;
+        return isinf(maximum) ? accumulator(0) : maximum;
+    }
+    template <class P>
+    [[nodiscard]] static P shift_for_lanes(const P& maximum) {
+        using C = typename P::value_type;
+        return simd::select(simd::abs(maximum) == P(std::numeric_limits<C>::infinity()), P(C(0)), maximum);
+    }
+
+    [[nodiscard]] accumulator identity() const { return accumulator(0); }
+    [[nodiscard]] accumulator lift(const T& x, const accumulator& shift) const {
+        using std::exp;
+        return exp(static_cast<accumulator>(x) - shift);
+    }
+    [[nodiscard]] accumulator combine(const accumulator& a, const accumulator& b) const { return a + b; }
+    [[nodiscard]] T finish(const accumulator& a, std::size_t, const accumulator& shift) const {
+        using std::log;
+        return static_cast<T>(shift + log(a));
+    }
+    template <class P>
+    [[nodiscard]] P lift_lanes(const P& x, const P& shift) const { return simd::exp(x - shift); }
+    template <class P>
+    [[nodiscard]] P combine_lanes(const P& a, const P& b) const { return a + b; }
+    template <class P>
+    [[nodiscard]] accumulator reduce_lanes(const P& a) const { return static_cast<accumulator>(simd::reduce_add(a)); }
+    template <class P>
+    [[nodiscard]] P finish_lanes(const P& a, std::size_t, const P& shift) const { return shift + simd::log(a); }
+};
+
+}  // namespace tensorops::detail

@@ -1,0 +1,313 @@
+// tensorops/ops/reduce.hpp — the twelve DirectML reduce functions and argmax / argmin over any set of axes
+// (DML_REDUCE_OPERATOR_DESC, DML_ARGMAX/ARGMIN_OPERATOR_DESC; SEMANTICS.md §2, §4, §5).
+#pragma once
+
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "../core/element.hpp"
+#include "../core/tensor_view.hpp"
+#include "../iter/plan.hpp"
+#include "arguments.hpp"
+#include "detail/arg_reduce_kernels.hpp"
+#include "detail/reduce_kernels.hpp"
+#include "detail/reductions.hpp"
+
+namespace tensorops {
+
+/// The reduce functions, in DML_REDUCE_FUNCTION order (ARGMAX = 0 … SUM_SQUARE = 11).
+enum class reduce_function { argmax, argmin, average, l1, l2, log_sum, log_sum_exp, max, min, multiply, sum, sum_square };
+
+/// The element types an argmax / argmin output may have.
+template <class I>
+concept index_element = std::same_as<I, std::int32_t> || std::same_as<I, std::int64_t> || std::same_as<I, std::uint32_t> ||
+                        std::same_as<I, std::uint64_t>;
+
+namespace detail {
+
+inline std::string_view function_name(reduce_function function) {
+    constexpr std::string_view names[] = {"ARGMAX", "ARGMIN", "AVERAGE", "L1",       "L2",  "LOG_SUM",
+                                          "LOG_SUM_EXP", "MAX", "MIN",  "MULTIPLY", "SUM", "SUM_SQUARE"};
+    const auto index = static_cast<std::size_t>(function);
+    return index < std::size(names) ? names[index] : "?";
+}
+
+/// What a reduction call looks like once its arguments are checked: the planned nest and the group size.
+template <std::size_t Operands>
+struct reduce_plan {
+    iter::loop_nest<Operands> nest;
+    iter::axis_set reduced;  // positions in the nest
+    std::size_t count = 1;   // elements per group
+};
+
+/// Checks axes and the output's sizes and memory, then plans. `index_strides` adds the flat-index operand
+/// (argmax/argmin).
+template <std::size_t Operands, class T, class U>
+reduce_plan<Operands> plan_reduce(std::string_view operation, const tensor_view<const T>& input, const tensor_view<U>& output,
+                                  std::span<const std::size_t> axes) {
+    const std::size_t rank = input.rank();
+    if (axes.empty()) throw error(operation, "axes", "is empty; name at least one axis to reduce");
+    iter::axis_set reduced_axes;
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+        if (axes[i] >= rank)
+            throw error(operation, "axes",
+                        "entry " + std::to_string(i) + " is " + std::to_string(axes[i]) + " but the input has rank " +
+                            std::to_string(rank) + "; every axis must be below the rank");
+        if (reduced_axes.test(axes[i])) throw error(operation, "axes", "names axis " + std::to_string(axes[i]) + " twice");
+        reduced_axes.set(axes[i]);
+    }
+    bool sizes_match = output.rank() == rank;
+    for (std::size_t d = 0; sizes_match && d < rank; ++d)
+        sizes_match = output.size(d) == (reduced_axes.test(d) ? 1 : input.size(d));
+    if (!sizes_match) {
+        std::array<std::size_t, max_rank> expected{};
+        for (std::size_t d = 0; d < rank; ++d) expected[d] = reduced_axes.test(d) ? 1 : input.size(d);
+        throw error(operation, "output",
+                    "has sizes " + describe(output.sizes()) + " but reducing input sizes " + describe(input.sizes()) +
+                        " over axes " + describe(axes) + " gives " + describe(std::span<const std::size_t>(expected.data(), rank)) +
+                        " (the rank is kept, reduced axes become 1)");
+    }
+    require_unique(operation, "output", output);
+    require_disjoint(operation, "output", output, "input", input);
+
+    reduce_plan<Operands> plan;
+    iter::loop_request<Operands> request;
+    request.rank = rank;
+    std::ptrdiff_t index_stride = 1;
+    for (std::size_t d = rank; d-- > 0;) {
+        request.sizes[d] = input.size(d);
+        request.strides[1][d] = input.stride(d);
+        if (reduced_axes.test(d)) {
+            request.group[d] = 1;
+            request.strides[0][d] = 0;
+            plan.count *= input.size(d);
+            if constexpr (Operands == 3) {  // argmax/argmin: walk each group in increasing flat index
+                request.ordered.set(d);
+                request.strides[2][d] = index_stride;
+                index_stride *= static_cast<std::ptrdiff_t>(input.size(d));
+            }
+        } else {
+            request.strides[0][d] = output.stride(d);
+        }
+    }
+    plan.nest = iter::plan_loops(request);
+    for (std::size_t d = 0; d < plan.nest.rank; ++d)
+        if (plan.nest.group[d] == 1) plan.reduced.set(d);
+    return plan;
+}
+
+/// Writes the value SEMANTICS.md §5 gives an empty group to every output element.
+template <class T, class U>
+void fill_empty_groups(reduce_function function, const tensor_view<U>& output) {
+    U value{};
+    if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, float16>) {
+        switch (function) {
+            case reduce_function::multiply: value = static_cast<U>(1); break;
+            case reduce_function::max: value = std::numeric_limits<T>::lowest(); break;
+            case reduce_function::min: value = std::numeric_limits<T>::max(); break;
+            case reduce_function::log_sum:
+            case reduce_function::log_sum_exp: value = -std::numeric_limits<T>::infinity(); break;
+            case reduce_function::average: value = std::numeric_limits<T>::quiet_NaN(); break;
+            default: value = static_cast<U>(0); break;
+        }
+    } else {
+        if (function == reduce_function::multiply) {
+            if constexpr (multiplicative<T>) value = element_identity<T>::one();
+        } else if constexpr (additive<T>) {
+            value = element_identity<T>::zero();
+        }
+    }
+    auto request = iter::make_request(output);
+    iter::for_each_element(iter::plan_loops(request), [&](const std::array<std::ptrdiff_t, 1>& at) { output.data()[at[0]] = value; });
+}
+
+template <class T, class R>
+void run_reduction(const reduce_plan<2>& plan, const tensor_view<const T>& input, const tensor_view<T>& output, const R& r) {
+    run_reduce(input.data(), output.data(), plan.nest, plan.reduced, plan.count, r);
+}
+
+template <class T>
+void reduce_values(const tensor_view<const T>& input, const tensor_view<T>& output, reduce_function function,
+                   std::span<const std::size_t> axes) {
+    constexpr std::string_view operation = "reduce";
+    constexpr bool floating = floating_element<T>;
+    const auto unsupported = [&](std::string_view needs) {
+        throw error(operation, "function",
+                    std::string(function_name(function)) + " needs " + std::string(needs) + "; this element type has none");
+    };
+    switch (function) {  // element-type rules first: nothing is planned for a call that cannot run
+        case reduce_function::average:
+        case reduce_function::l2:
+        case reduce_function::log_sum:
+        case reduce_function::log_sum_exp:
+            if (!floating)
+                throw error(operation, "function",
+                            std::string(function_name(function)) +
+                                " needs a floating element type (float64, float32, float16); integer inputs are rejected, as in DirectML");
+            break;
+        case reduce_function::sum:
+            if (!additive<T>) unsupported("+ and a zero (the additive concept)");
+            break;
+        case reduce_function::multiply:
+            if (!multiplicative<T>) unsupported("* and a one (the multiplicative concept)");
+            break;
+        case reduce_function::sum_square:
+            if (!(additive<T> && multiplicative<T>)) unsupported("+, * and a zero");
+            break;
+        case reduce_function::l1:
+            if (!(std::is_arithmetic_v<T> || std::is_same_v<T, float16>)) unsupported("an absolute value (built-in types only)");
+            break;
+        case reduce_function::max:
+        case reduce_function::min:
+            if (!totally_ordered_element<T>) unsupported("operator< (the totally_ordered_element concept)");
+            break;
+        default:
+            throw error(operation, "function", "is " + std::to_string(static_cast<int>(function)) + ", not one of the twelve reduce functions");
+    }
+    const auto plan = plan_reduce<2>(operation, input, output, axes);
+    if (output.empty()) return;
+    if (plan.count == 0) {
+        fill_empty_groups<T>(function, output);
+        return;
+    }
+    using lift = lift_kind;
+    using finish = finish_kind;
+    switch (function) {
+        case reduce_function::sum:
+            if constexpr (additive<T>) run_reduction(plan, input, output, sum_reduction<T, lift::value, finish::value>{});
+            break;
+        case reduce_function::sum_square:
+            if constexpr (additive<T> && multiplicative<T>) run_reduction(plan, input, output, sum_reduction<T, lift::square, finish::value>{});
+            break;
+        case reduce_function::l1:
+            if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, float16>)
+                run_reduction(plan, input, output, sum_reduction<T, lift::absolute, finish::value>{});
+            break;
+        case reduce_function::l2:
+            if constexpr (floating) run_reduction(plan, input, output, sum_reduction<T, lift::square, finish::square_root>{});
+            break;
+        case reduce_function::average:
+            if constexpr (floating) run_reduction(plan, input, output, sum_reduction<T, lift::value, finish::mean>{});
+            break;
+        case reduce_function::log_sum:
+            if constexpr (floating) run_reduction(plan, input, output, sum_reduction<T, lift::value, finish::logarithm>{});
+            break;
+        case reduce_function::log_sum_exp:
+            if constexpr (floating) run_reduction(plan, input, output, log_sum_exp_reduction<T>{});
+            break;
+        case reduce_function::multiply:
+            if constexpr (multiplicative<T>) run_reduction(plan, input, output, product_reduction<T>{});
+            break;
+        case reduce_function::max:
+            if constexpr (totally_ordered_element<T>) run_reduction(plan, input, output, extreme_reduction<T, true>{});
+            break;
+        case reduce_function::min:
+            if constexpr (totally_ordered_element<T>) run_reduction(plan, input, output, extreme_reduction<T, false>{});
+            break;
+        default: break;
+    }
+}
+
+template <class T, class I>
+void arg_reduce(std::string_view operation, bool maximum, const tensor_view<const T>& input, const tensor_view<I>& output,
+                std::span<const std::size_t> axes, axis_direction direction) {
+    const auto plan = plan_reduce<3>(operation, input, output, axes);
+    if (output.empty()) return;
+    if (plan.count == 0) throw error(operation, "input", "has an empty reduced axis: an empty group has no index of an extreme");
+    if (plan.count - 1 > static_cast<std::uint64_t>(std::numeric_limits<I>::max()))
+        throw error(operation, "output",
+                    "has an index type whose largest value " + std::to_string(std::numeric_limits<I>::max()) +
+                        " cannot hold the last index " + std::to_string(plan.count - 1) + " of the reduced group");
+    const bool last = direction == axis_direction::decreasing;
+    if (maximum && last) run_arg_reduce<true, true>(input.data(), output.data(), plan.nest, plan.reduced);
+    else if (maximum) run_arg_reduce<true, false>(input.data(), output.data(), plan.nest, plan.reduced);
+    else if (last) run_arg_reduce<false, true>(input.data(), output.data(), plan.nest, plan.reduced);
+    else run_arg_reduce<false, false>(input.data(), output.data(), plan.nest, plan.reduced);
+}
+
+}  // namespace detail
+
+/// Reduces `input` over `axes` into `output` (rank kept: size 1 on every reduced axis, input sizes elsewhere).
+/// For a group x1…xN: SUM Σx, SUM_SQUARE Σx², L1 Σ|x|, L2 √Σx², AVERAGE Σx / N (one division), LOG_SUM ln Σx,
+/// LOG_SUM_EXP m + ln Σe^(x−m) (m the maximum; 0 if it is ±inf), MULTIPLY Πx, MAX, MIN; ARGMAX / ARGMIN write
+/// the index of the first extreme (see argmax), row-major over the reduced axes, into an index-typed output.
+///
+/// Types: the output element type is the input's, or for ARGMAX/ARGMIN int32/int64/uint32/uint64. float16
+/// accumulates in float and rounds once; float sums combine blocks pairwise (accuracy of NumPy's pairwise sum
+/// or better); integers wrap (L1 of the minimum is the minimum). AVERAGE, L2, LOG_SUM and LOG_SUM_EXP reject
+/// integer inputs (as DirectML does). User types: SUM (additive), MULTIPLY (multiplicative), SUM_SQUARE (both),
+/// MAX/MIN/ARGMAX/ARGMIN (totally_ordered_element).
+/// NaN: MAX/MIN give NaN when the group holds one; ARGMAX/ARGMIN take NaN as the extreme; sums propagate it.
+/// Aliasing: the output must not share memory with the input.
+/// Errors (tensorops::error, before anything is written): function out of range or not available for the
+/// element type, axes empty / out of range / repeated, output sizes wrong, output layout not unique, output
+/// overlapping the input, index type too narrow. Empty groups (a reduced axis of size 0) give SEMANTICS.md §5's
+/// values (ARGMAX/ARGMIN: an error); an empty output is left alone.
+template <class In, class U>
+    requires element<std::remove_const_t<In>> && element<U>
+void reduce(tensor_view<In> input, tensor_view<U> output, reduce_function function, std::span<const std::size_t> axes) {
+    using T = std::remove_const_t<In>;
+    const tensor_view<const T> source = input;
+    if (function == reduce_function::argmax || function == reduce_function::argmin) {
+        if constexpr (index_element<U> && totally_ordered_element<T>)
+            detail::arg_reduce("reduce", function == reduce_function::argmax, source, output, axes, axis_direction::increasing);
+        else
+            throw error("reduce", "output",
+                        std::string(detail::function_name(function)) +
+                            " writes indices: the output element type must be int32, int64, uint32 or uint64 (and the input ordered)");
+        return;
+    }
+    if constexpr (std::is_same_v<T, U>) {
+        detail::reduce_values<T>(source, output, function, axes);
+    } else {
+        throw error("reduce", "output",
+                    std::string(detail::function_name(function)) + " writes the input's element type; the output has another one");
+    }
+}
+
+/// reduce() with the axes as a braced list: reduce(x, y, reduce_function::sum, {0, 2}).
+template <class In, class U>
+    requires element<std::remove_const_t<In>> && element<U>
+void reduce(tensor_view<In> input, tensor_view<U> output, reduce_function function, std::initializer_list<std::size_t> axes) {
+    reduce(input, output, function, std::span<const std::size_t>(axes.begin(), axes.size()));
+}
+
+/// Index of the largest element of each group, row-major flattened over `axes` (in increasing axis order).
+/// direction increasing: the first largest (ties resolve to the lowest index); decreasing: the last largest.
+/// NaN counts as larger than everything: the first (or last) NaN wins. Output: int32/int64/uint32/uint64 with
+/// size 1 on every reduced axis; N − 1 must fit the index type. Errors as reduce(), plus an empty group.
+template <class In, index_element I>
+    requires totally_ordered_element<std::remove_const_t<In>>
+void argmax(tensor_view<In> input, tensor_view<I> output, std::span<const std::size_t> axes,
+            axis_direction direction = axis_direction::increasing) {
+    detail::arg_reduce("argmax", true, tensor_view<const std::remove_const_t<In>>(input), output, axes, direction);
+}
+template <class In, index_element I>
+    requires totally_ordered_element<std::remove_const_t<In>>
+void argmax(tensor_view<In> input, tensor_view<I> output, std::initializer_list<std::size_t> axes,
+            axis_direction direction = axis_direction::increasing) {
+    argmax(input, output, std::span<const std::size_t>(axes.begin(), axes.size()), direction);
+}
+
+/// Index of the smallest element of each group; as argmax, with NaN counting as smaller than everything.
+template <class In, index_element I>
+    requires totally_ordered_element<std::remove_const_t<In>>
+void argmin(tensor_view<In> input, tensor_view<I> output, std::span<const std::size_t> axes,
+            axis_direction direction = axis_direction::increasing) {
+    detail::arg_reduce("argmin", false, tensor_view<const std::remove_const_t<In>>(input), output, axes, direction);
+}
+template <class In, index_element I>
+    requires totally_ordered_element<std::remove_const_t<In>>
+void argmin(tensor_view<In> input, tensor_view<I> output, std::initializer_list<std::size_t> axes,
+            axis_direction direction = axis_direction::increasing) {
+    argmin(input, output, std::span<const std::size_t>(axes.begin(), axes.size()), direction);
+}
+
+}  // namespace tensorops
