@@ -39,11 +39,25 @@ template <class P>
 #endif
 }
 
+namespace detail {
+/// Lane by lane through <cmath>. Used for double lanes: xsimd 8.1's double exp/log convert ±inf to a 64-bit
+/// integer on AVX2 (undefined behaviour, caught by UBSan for log(0) and exp(−inf)).
+template <class P, class F>
+[[nodiscard]] P each_lane(const P& value, F f) noexcept {
+    auto lanes = to_array(value);
+    for (auto& lane : lanes) lane = f(lane);
+    return from_array<P>(lanes);
+}
+}  // namespace detail
+
 /// e^x per lane (floating lanes).
 template <class P>
 [[nodiscard]] P exp(const P& value) noexcept {
 #if TENSOROPS_HAS_XSIMD
-    return xsimd::exp(value);
+    if constexpr (std::is_same_v<typename P::value_type, double>)
+        return detail::each_lane(value, [](double x) { return std::exp(x); });
+    else
+        return xsimd::exp(value);
 #else
     return P(std::exp(value.value));
 #endif
@@ -53,7 +67,10 @@ template <class P>
 template <class P>
 [[nodiscard]] P log(const P& value) noexcept {
 #if TENSOROPS_HAS_XSIMD
-    return xsimd::log(value);
+    if constexpr (std::is_same_v<typename P::value_type, double>)
+        return detail::each_lane(value, [](double x) { return std::log(x); });
+    else
+        return xsimd::log(value);
 #else
     return P(std::log(value.value));
 #endif

@@ -1,0 +1,124 @@
+// argmax / argmin: random cases against the reference, long groups (many blocks, ties across blocks), NaN in
+// every position, both layouts.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <tensorops/tensorops.hpp>
+
+#include "reduce_helpers.hpp"
+#include "reference.hpp"
+#include "support.hpp"
+#include "user_types.hpp"
+
+using namespace tensorops;
+using namespace reduce_test;
+using tensorops_test::guarded_buffer;
+using tensorops_test::test_rng;
+namespace ref = tensorops_test::reference;
+
+TEMPLATE_LIST_TEST_CASE("reduce: argmax and argmin, random, against the reference", "", tensorops_test::builtin_types) {
+    using T = TestType;
+    test_rng rng(std::string("arg reduce random ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    for (int trial = 0; trial < 60; ++trial) {
+        const std::size_t rank = rng.uniform<std::size_t>(1, 6);
+        const auto sizes = tensorops_test::random_sizes(rng, rank, 1000);
+        std::vector<std::size_t> axes;
+        for (std::size_t d = 0; d < rank; ++d)
+            if (rng.chance(0.5)) axes.push_back(d);
+        if (axes.empty()) axes.push_back(rng.uniform<std::size_t>(0, rank - 1));
+        const auto out_sizes = ref::reduced_sizes(sizes, axes);
+        const auto in_kind = tensorops_test::input_layout_kinds[rng.uniform<std::size_t>(0, 5)];
+        guarded_buffer<T> input(sizes, tensorops_test::random_strides(rng, sizes, in_kind), rng.uniform<std::size_t>(0, 7));
+        guarded_buffer<std::int64_t> output(out_sizes, tensorops_test::random_strides(rng, out_sizes, tensorops_test::layout_kind::mixed));
+        std::vector<T> values(ref::dense<int>::element_count(sizes));
+        // Few distinct values: many ties, which first/last must resolve.
+        for (auto& x : values) x = static_cast<T>(rng.uniform<int>(0, 5));
+        if constexpr (!std::is_integral_v<T>)
+            for (auto& x : values)
+                if (rng.chance(0.02)) x = static_cast<T>(std::numeric_limits<float>::quiet_NaN());
+        input.assign(values);
+        const bool maximum = trial % 2 == 0, last = trial % 4 >= 2;
+        INFO("input " << tensorops_test::describe_layout(sizes, input.strides()) << (maximum ? " argmax" : " argmin") << (last ? " last" : " first"));
+        if (maximum) argmax(input.const_view(), output.view(), axes, last ? axis_direction::decreasing : axis_direction::increasing);
+        else argmin(input.const_view(), output.view(), axes, last ? axis_direction::decreasing : axis_direction::increasing);
+        CHECK(output.values() == ref::arg_reduce(ref::dense<T>(sizes, input.values()), axes, maximum, last).values);
+        CHECK(output.untouched_outside_view());
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("reduce: argmax/argmin over long groups: many blocks, ties across blocks, NaN, both layouts", "",
+                        tensorops_test::builtin_types) {
+    using T = TestType;
+    test_rng rng(std::string("arg reduce long ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    for (int trial = 0; trial < 12; ++trial) {
+        const std::size_t n = rng.uniform<std::size_t>(2000, 9000), width = rng.uniform<std::size_t>(1, 20);
+        // Contiguous groups ([width, n] over axis 1) and outer groups ([n, width] over axis 0).
+        for (int layout = 0; layout < 2; ++layout) {
+            const std::vector<std::size_t> sizes = layout == 0 ? std::vector<std::size_t>{width, n} : std::vector<std::size_t>{n, width};
+            const std::vector<std::size_t> axes{layout == 0 ? std::size_t{1} : std::size_t{0}};
+            std::vector<T> values(n * width);
+            for (auto& x : values) x = static_cast<T>(rng.uniform<int>(0, 50));
+            // Plant the extremes several times, far apart (ties in different blocks), and sometimes NaN.
+            for (int plant = 0; plant < 4; ++plant) {
+                const std::size_t at = rng.uniform<std::size_t>(0, values.size() - 1);
+                values[at] = static_cast<T>(plant % 2 ? 60 : 0);
+                values[rng.uniform<std::size_t>(0, values.size() - 1)] = static_cast<T>(60);
+                values[rng.uniform<std::size_t>(0, values.size() - 1)] = static_cast<T>(0);
+            }
+            if constexpr (!std::is_integral_v<T>)
+                if (trial % 3 == 0)
+                    for (int k = 0; k < 3; ++k) values[rng.uniform<std::size_t>(0, values.size() - 1)] = static_cast<T>(std::numeric_limits<float>::quiet_NaN());
+            const auto out_sizes = ref::reduced_sizes(sizes, axes);
+            std::vector<std::int64_t> out(width);
+            const tensor_view<const T> x(values.data(), sizes);
+            const tensor_view<std::int64_t> y(out.data(), out_sizes);
+            for (int mode = 0; mode < 4; ++mode) {
+                const bool maximum = mode < 2, last = mode % 2 == 1;
+                const auto direction = last ? axis_direction::decreasing : axis_direction::increasing;
+                if (maximum) argmax(x, y, axes, direction);
+                else argmin(x, y, axes, direction);
+                INFO("n " << n << " width " << width << " layout " << layout << " mode " << mode);
+                CHECK(out == ref::arg_reduce(ref::dense<T>(sizes, values), axes, maximum, last).values);
+            }
+        }
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("reduce: NaN in every position propagates through MAX and MIN and wins ARGMAX/ARGMIN", "",
+                        tensorops_test::floating_types) {
+    using T = TestType;
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (std::size_t n : {1u, 7u, 8u, 9u, 33u, 70u}) {
+        for (std::size_t position = 0; position < n; ++position) {
+            std::vector<T> x(n);
+            for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<T>(static_cast<float>(i % 5));
+            x[position] = static_cast<T>(nan);
+            T result{};
+            std::int64_t index = -1;
+            const tensor_view<const T> input(x.data(), {n});
+            reduce(input, tensor_view<T>(&result, {1}), reduce_function::max, {0});
+            CHECK(std::isnan(static_cast<float>(result)));
+            reduce(input, tensor_view<T>(&result, {1}), reduce_function::min, {0});
+            CHECK(std::isnan(static_cast<float>(result)));
+            argmax(input, tensor_view<std::int64_t>(&index, {1}), {0});
+            CHECK(index == static_cast<std::int64_t>(position));
+            argmin(input, tensor_view<std::int64_t>(&index, {1}), {0}, axis_direction::decreasing);
+            CHECK(index == static_cast<std::int64_t>(position));
+            // Across rows too: [n, 16] reduced over axis 0 (the vectorised outer layout).
+            std::vector<T> rows(n * 16);
+            for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<T>(static_cast<float>(i % 7));
+            for (std::size_t j = 0; j < 16; ++j) rows[position * 16 + j] = static_cast<T>(nan);
+            std::vector<T> column_max(16);
+            reduce(tensor_view<const T>(rows.data(), {n, 16}), tensor_view<T>(column_max.data(), {1, 16}), reduce_function::max, {0});
+            for (const T& m : column_max) CHECK(std::isnan(static_cast<float>(m)));
+        }
+    }
+}
+
