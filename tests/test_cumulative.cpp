@@ -370,3 +370,17 @@ TEST_CASE("cumulative: empty tensors are a no-op") {
     cumulative_sum(tensor_view<const float>(nullptr, {3, 0}), tensor_view<float>(out.data(), {3, 0}), {1});
     CHECK(out == std::vector<float>(4, 7.0f));
 }
+
+TEST_CASE("cumulative and reduce: subnormals are preserved (no flush to zero)") {
+    const float tiny = std::numeric_limits<float>::denorm_min();
+    for (std::size_t n : {3u, 40u}) {  // scalar tail and vector loops
+        std::vector<float> x(n, tiny), y(n);
+        cumulative_sum(tensor_view<const float>(x.data(), {n}), tensor_view<float>(y.data(), {n}));
+        for (std::size_t i = 0; i < n; ++i) CHECK(y[i] == static_cast<float>(i + 1) * tiny);
+        float sum = 0, maximum = 0;
+        reduce(tensor_view<const float>(x.data(), {n}), tensor_view<float>(&sum, {1}), reduce_function::sum, {0});
+        reduce(tensor_view<const float>(x.data(), {n}), tensor_view<float>(&maximum, {1}), reduce_function::max, {0});
+        CHECK(sum == static_cast<float>(n) * tiny);
+        CHECK(maximum == tiny);
+    }
+}
