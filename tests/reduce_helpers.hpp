@@ -100,15 +100,10 @@ long double tolerance(reduce_function f, std::size_t n, long double magnitude, l
     }();
 }
 
+/// Reduces random values of the given shape over `axes` and checks every output against the reference.
 template <class T>
-void check_random_reduce(test_rng& rng, reduce_function f, tensorops_test::layout_kind in_kind, tensorops_test::layout_kind out_kind) {
-    const std::size_t rank = rng.uniform<std::size_t>(1, 8);
-    const auto sizes = tensorops_test::random_sizes(rng, rank, 1500);
-    std::vector<std::size_t> axes;
-    for (std::size_t d = 0; d < rank; ++d)
-        if (rng.chance(0.5)) axes.push_back(d);
-    if (axes.empty()) axes.push_back(rng.uniform<std::size_t>(0, rank - 1));
-    std::shuffle(axes.begin(), axes.end(), rng.engine());  // a set: order must not matter
+void check_reduce(test_rng& rng, reduce_function f, const std::vector<std::size_t>& sizes, const std::vector<std::size_t>& axes,
+                  tensorops_test::layout_kind in_kind, tensorops_test::layout_kind out_kind) {
     const auto out_sizes = ref::reduced_sizes(sizes, axes);
     guarded_buffer<T> input(sizes, tensorops_test::random_strides(rng, sizes, in_kind), rng.uniform<std::size_t>(0, 7));
     guarded_buffer<T> output(out_sizes, tensorops_test::random_strides(rng, out_sizes, out_kind), rng.uniform<std::size_t>(0, 7));
@@ -142,6 +137,18 @@ void check_random_reduce(test_rng& rng, reduce_function f, tensorops_test::layou
                                 << " ± " << static_cast<double>(bound) << " (n = " << n << ")");
         }
     }
+}
+
+template <class T>
+void check_random_reduce(test_rng& rng, reduce_function f, tensorops_test::layout_kind in_kind, tensorops_test::layout_kind out_kind) {
+    const std::size_t rank = rng.uniform<std::size_t>(1, 8);
+    const auto sizes = tensorops_test::random_sizes(rng, rank, 1500);
+    std::vector<std::size_t> axes;
+    for (std::size_t d = 0; d < rank; ++d)
+        if (rng.chance(0.5)) axes.push_back(d);
+    if (axes.empty()) axes.push_back(rng.uniform<std::size_t>(0, rank - 1));
+    std::shuffle(axes.begin(), axes.end(), rng.engine());  // a set: order must not matter
+    check_reduce<T>(rng, f, sizes, axes, in_kind, out_kind);
 }
 
 }  // namespace reduce_test

@@ -73,6 +73,47 @@ template <bool Maximum, bool Last, class V>
 }
 
 // ---------------------------------------------------------------------------------------------
+// Finding a value again.
+
+/// Lanes of v that equal `target` — or, when the target is NaN, that are NaN (target_nan: all-true lanes where
+/// the target is NaN).
+template <class P>
+[[nodiscard]] simd::mask_of<P> matches(const P& v, const P& target, const simd::mask_of<P>& target_nan) {
+    if constexpr (std::is_floating_point_v<typename P::value_type>) return (v == target) | (target_nan & simd::is_nan(v));
+    else return v == target;
+}
+
+/// Position of the first (Last: the last) of the `count` elements at x that matches `target` (see matches).
+/// The elements must hold one; vectors are compared W at a time, and only the hit vector is looked into.
+template <bool Last, class T>
+[[nodiscard]] std::size_t find_in_block(const T* x, std::size_t count, simd::compute_t<T> target) {
+    using P = simd::pack<T>;
+    using C = simd::compute_t<T>;
+    constexpr std::size_t W = P::size;
+    const P target_lanes(target);
+    const auto target_nan = simd::is_nan(target_lanes);
+    const auto hit = [&](std::size_t j) {
+        const C v = static_cast<C>(x[j]);
+        if constexpr (std::is_floating_point_v<C>) return v == target || (v != v && target != target);
+        else return v == target;
+    };
+    if constexpr (!Last) {
+        std::size_t j = 0;
+        while (j + W <= count && !simd::any(matches(simd::load(x + j), target_lanes, target_nan))) j += W;
+        for (; j < count; ++j)
+            if (hit(j)) return j;
+    } else {
+        std::size_t end = count;  // still to search: [0, end)
+        for (const std::size_t full = count - count % W; end > full; --end)
+            if (hit(end - 1)) return end - 1;
+        while (end >= W && !simd::any(matches(simd::load(x + end - W), target_lanes, target_nan))) end -= W;
+        for (; end > 0; --end)
+            if (hit(end - 1)) return end - 1;
+    }
+    return 0;  // not reached when the elements hold the target
+}
+
+// ---------------------------------------------------------------------------------------------
 // Inner: block extremes, then one search.
 
 inline constexpr std::size_t arg_block = 2048;
@@ -80,10 +121,7 @@ inline constexpr std::size_t arg_block = 2048;
 template <bool Maximum, bool Last, class T, class I>
 void arg_reduce_inner(const T* input, I* output, const reduce_nests<3>& parts) {
     using C = simd::compute_t<T>;
-    using P = simd::pack<T>;
-    constexpr std::size_t W = P::size;
     const extreme_reduction<T, Maximum> extreme;
-    const auto combine = [&](const P& a, const P& b) { return extreme.combine_lanes(a, b); };
     const auto is_nan = [](C v) {
         if constexpr (std::is_floating_point_v<C>) return v != v;
         else return false;
@@ -103,15 +141,7 @@ void arg_reduce_inner(const T* input, I* output, const reduce_nests<3>& parts) {
             for (std::size_t start = 0; start < length; start += arg_block) {
                 const std::size_t count = std::min(arg_block, length - start);
                 const T* block = x + start;
-                P a0(static_cast<C>(extreme.identity())), a1 = a0;
-                std::size_t j = 0;
-                for (; j + 2 * W <= count; j += 2 * W) {
-                    a0 = combine(a0, simd::load(block + j));
-                    a1 = combine(a1, simd::load(block + j + W));
-                }
-                for (; j + W <= count; j += W) a0 = combine(a0, simd::load(block + j));
-                C m = static_cast<C>(extreme.reduce_lanes(combine(a0, a1)));
-                for (; j < count; ++j) m = static_cast<C>(extreme.combine(m, static_cast<C>(block[j])));
+                const C m = static_cast<C>(reduce_contiguous(block, count, extreme, {}));
                 const bool m_is_nan = is_nan(m);
                 if (!found || replaces<Maximum, Last>(m, m_is_nan, best, best_is_nan)) {
                     found = true;
@@ -124,91 +154,106 @@ void arg_reduce_inner(const T* input, I* output, const reduce_nests<3>& parts) {
             }
         });
         // The winning block holds the extreme; its first (or last) occurrence is the answer.
-        std::size_t position = 0;
-        for (std::size_t k = 0; k < best_length; ++k) {
-            const std::size_t j = Last ? best_length - 1 - k : k;
-            const C v = static_cast<C>(best_block[j]);
-            if (best_is_nan ? is_nan(v) : v == best) {
-                position = j;
-                break;
-            }
-        }
+        const std::size_t position = find_in_block<Last>(best_block, best_length, best);
         output[at[0]] = static_cast<I>(best_first_index + static_cast<std::ptrdiff_t>(position) * index_step);
     });
 }
 
 // ---------------------------------------------------------------------------------------------
-// Outer: per-lane best value and index across a contiguous kept dimension.
+// Outer: per column, the best value and its flat index, a block of rows at a time.
+//
+// Algorithm. A "row" is the stretch of the contiguous kept dimension at one element of the group; rows are
+// taken in walk order (increasing flat index) in blocks of arg_block_rows. For a block: the lane-wise extreme
+// of its rows (the row-streaming max/min of the reduce kernels, one cheap pass from memory); then, only in the
+// vectors where some lane's block extreme replaces the running best (`replaces`, lane-wise), the block's rows
+// are read again — from cache — to find that lane's first (Last: last) occurrence. On most data the running
+// best soon stops changing and the second look is rare; on adversarial data (increasing rows, or many ties
+// with Last) every block is read twice, the second time from L2.
+
+inline constexpr std::size_t arg_block_rows = 64;
+
+/// Lanes where `candidate` (met later in the walk) replaces `best` — `replaces`, lane-wise.
+template <bool Maximum, bool Last, class P>
+[[nodiscard]] simd::mask_of<P> replaces_lanes(const P& candidate, const P& best) {
+    auto better = Maximum ? (Last ? candidate >= best : candidate > best) : (Last ? candidate <= best : candidate < best);
+    if constexpr (std::is_floating_point_v<typename P::value_type>) {
+        const auto candidate_nan = simd::is_nan(candidate), best_nan = simd::is_nan(best);
+        better = Last ? (better | candidate_nan) : ((better | candidate_nan) & !best_nan);
+    }
+    return better;
+}
 
 template <bool Maximum, bool Last, class T, class I>
-void arg_reduce_tile(const T* x, I* y, const iter::loop_nest<3>& group, std::ptrdiff_t index_base) {
+void arg_reduce_rows(const T* x, I* y, std::size_t width, const iter::loop_nest<3>& group, std::ptrdiff_t index_base) {
     using P = simd::pack<T>;
     using Q = simd::lane_index_pack<P>;
     using C = simd::compute_t<T>;
     using index_lane = typename Q::value_type;
-    constexpr std::size_t W = P::size;
-    P best = simd::load(x);  // the group's first element (flat index index_base)
-    Q best_index(static_cast<index_lane>(index_base));
-    bool first = true;
-    iter::for_each_outer_index(group, group.rank - 1, [&](const std::array<std::ptrdiff_t, 3>& line) {
+    struct row_at {
+        const T* row;
+        std::ptrdiff_t index;
+    };
+    const extreme_reduction<T, Maximum> extreme;
+    accumulator_rows<C, 2, outer_row_budget / 2> values;  // 0: running best, 1: block extreme
+    accumulator_rows<index_lane, 1, outer_row_budget / 2> indices;
+    constexpr std::size_t panel = std::min(values.panel, indices.panel);
+    std::array<row_at, arg_block_rows> block;
+    for (std::size_t start = 0; start < width; start += panel) {
+        const std::size_t w = std::min(panel, width - start);
+        C* best = values.row(0);
+        C* block_extreme = values.row(1);
+        index_lane* best_index = indices.row(0);
+        bool first_block = true;
+        std::size_t pending = 0;
+        const auto flush = [&] {
+            fill_row(block_extreme, w, static_cast<C>(extreme.identity()));
+            std::size_t i = 0;
+            for (; i + 4 <= pending; i += 4)
+                fold_rows<4, T>({block[i].row, block[i + 1].row, block[i + 2].row, block[i + 3].row}, block_extreme, nullptr, w, extreme);
+            for (; i < pending; ++i) fold_rows<1, T>({block[i].row}, block_extreme, nullptr, w, extreme);
+            for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+                const P candidate = load(block_extreme + j);
+                const P current = first_block ? candidate : load(best + j);
+                const auto replace = first_block ? simd::mask_of<P>(true) : replaces_lanes<Maximum, Last>(candidate, current);
+                if (!simd::any(replace)) return;
+                // The rows of this block, in walk order (Last: backwards), until every replaced lane is found.
+                const auto candidate_nan = simd::is_nan(candidate);
+                auto missing = replace;
+                Q found_index(index_lane(0));
+                for (std::size_t k = 0; k < pending && simd::any(missing); ++k) {
+                    const row_at& r = block[Last ? pending - 1 - k : k];
+                    const auto hit = missing & matches(P(load(r.row + j)), candidate, candidate_nan);
+                    found_index = simd::select_lanes<P>(hit, Q(static_cast<index_lane>(r.index)), found_index);
+                    missing = missing & !hit;
+                }
+                store(best + j, simd::select(replace, candidate, current));
+                store(best_index + j, simd::select_lanes<P>(replace, found_index, first_block ? found_index : Q(load(best_index + j))));
+            });
+            first_block = false;
+            pending = 0;
+        };
         const std::size_t last = group.rank - 1;
-        const T* p = x + line[1];
-        std::ptrdiff_t index = index_base + line[2];
-        const std::ptrdiff_t step = group.strides[1][last], index_step = group.strides[2][last];
-        P b = best;
-        Q bi = best_index;
-        std::size_t i = 0;
-        if (first) {  // the first element is the start value
-            ++i;
-            p += step;
-            index += index_step;
-            first = false;
-        }
-        for (; i < group.sizes[last]; ++i, p += step, index += index_step) {
-            const P v = simd::load(p);
-            auto take = Maximum ? (Last ? v >= b : v > b) : (Last ? v <= b : v < b);
-            if constexpr (std::is_floating_point_v<C>) {
-                const auto v_nan = simd::is_nan(v), b_nan = simd::is_nan(b);
-                take = Last ? ((take & !b_nan) | v_nan) : ((take & !b_nan) | (v_nan & !b_nan));
+        iter::for_each_outer_index(group, last, [&](const std::array<std::ptrdiff_t, 3>& line) {
+            const T* row = x + start + line[1];
+            std::ptrdiff_t index = index_base + line[2];
+            for (std::size_t i = 0; i < group.sizes[last]; ++i, row += group.strides[1][last], index += group.strides[2][last]) {
+                block[pending] = {row, index};
+                if (++pending == arg_block_rows) flush();
             }
-            b = simd::select(take, v, b);
-            bi = simd::select_lanes<P>(take, Q(static_cast<index_lane>(index)), bi);
-        }
-        best = b;
-        best_index = bi;
-    });
-    const auto indices = simd::to_array(best_index);
-    for (std::size_t k = 0; k < W; ++k) y[k] = static_cast<I>(indices[k]);
+        });
+        if (pending != 0) flush();
+        for (std::size_t j = 0; j < w; ++j) y[start + j] = static_cast<I>(best_index[j]);
+    }
 }
 
 template <bool Maximum, bool Last, class T, class I>
 void arg_reduce_outer(const T* input, I* output, const reduce_nests<3>& parts) {
-    constexpr std::size_t W = simd::lanes<T>;
     const std::size_t last = parts.kept.rank - 1;
     const std::size_t columns = parts.kept.sizes[last];
     iter::axis_set innermost;
     innermost.set(last);
     iter::for_each_element(iter::remove_dimensions(parts.kept, innermost), [&](const std::array<std::ptrdiff_t, 3>& at) {
-        std::size_t j = 0;
-        for (; j + W <= columns; j += W) arg_reduce_tile<Maximum, Last>(input + at[1] + j, output + at[0] + j, parts.group, at[2]);
-        if (j < columns) {  // the last columns: one scalar group each
-            // Walk those columns with the strided kernel: a nest holding just them and the group.
-            iter::loop_nest<3> columns_nest;
-            columns_nest.rank = 1 + parts.group.rank;
-            columns_nest.sizes[0] = columns - j;
-            columns_nest.strides[0][0] = parts.kept.strides[0][last];
-            columns_nest.strides[1][0] = parts.kept.strides[1][last];
-            columns_nest.strides[2][0] = 0;
-            for (std::size_t d = 0; d < parts.group.rank; ++d) {
-                columns_nest.sizes[1 + d] = parts.group.sizes[d];
-                for (std::size_t o = 0; o < 3; ++o) columns_nest.strides[o][1 + d] = parts.group.strides[o][d];
-            }
-            columns_nest.offsets = {};
-            iter::axis_set group_dims;
-            for (std::size_t d = 0; d < parts.group.rank; ++d) group_dims.set(1 + d);
-            arg_reduce_strided<Maximum, Last>(input + at[1] + static_cast<std::ptrdiff_t>(j), output + at[0] + static_cast<std::ptrdiff_t>(j),
-                                              columns_nest, group_dims, at[2]);
-        }
+        arg_reduce_rows<Maximum, Last>(input + at[1], output + at[0], columns, parts.group, at[2]);
     });
 }
 

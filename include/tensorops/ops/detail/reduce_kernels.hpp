@@ -5,12 +5,12 @@
 // (reductions.hpp). Layouts:
 //   inner    the innermost dimension is reduced and contiguous in the input: for each output, several vector
 //            accumulators run along the contiguous runs of its group; one horizontal step per output;
-//   outer    the innermost dimension is kept and contiguous in input and output: vectorise across it, a
-//            register tile of 4 vectors accumulating while the walk goes over the reduced dimensions; no
-//            horizontal step at all;
+//   outer    the innermost dimension is kept and contiguous in input and output: vectorise across it, the
+//            group's rows streamed in memory order into a row of accumulators held in L1; no horizontal step;
 //   strided  anything else, and user-defined element types: one scalar accumulator per output.
-// Float sums are accumulated in blocks and the blocks combined pairwise (the cascade below), so the error
-// grows like log(n) rather than n, whatever the layout.
+// Float sums are accumulated in blocks of cascade_block elements and the blocks combined pairwise (the cascade
+// below) — in the outer layout, where every lane of a row is a separate sum, in a three-level cascade — so the
+// error grows like log(n), or (2·cascade_block + n / cascade_block²) for outer sums, rather than like n.
 #pragma once
 
 #include <algorithm>
@@ -23,6 +23,7 @@
 #include "../../iter/nd_loop.hpp"
 #include "../../iter/plan.hpp"
 #include "../../simd/pack.hpp"
+#include "../../simd/prefetch.hpp"
 #include "reductions.hpp"
 
 namespace tensorops::detail {
@@ -155,10 +156,27 @@ void reduce_strided(const T* input, T* output, const reduce_nests<>& parts, std:
 // Inner: the innermost dimension is reduced and contiguous.
 //
 // Algorithm. For each output, the group is a set of contiguous runs (the innermost reduced dimension) placed
-// by the other reduced dimensions. Four vector accumulators take 4W elements per step, so four independent
-// dependency chains hide the latency of the combining instruction; run ends narrower than a vector go to a
-// scalar accumulator. For pairwise reductions the four accumulators are folded into a block total every
-// cascade_block elements per lane and the blocks summed pairwise. One horizontal step per output.
+// by the other reduced dimensions. inner_accumulators vector accumulators take that many vectors per step, so
+// as many independent dependency chains hide the latency of the combining instruction (a NaN-propagating max
+// is three instructions deep); run ends narrower than a vector go to a scalar accumulator. The loop prefetches
+// prefetch_distance bytes ahead: when the combining step is more than an add, the hardware prefetchers alone
+// fall behind (float max read 64 MiB at ~80 % of the read limit without it, ~100 % with it). For pairwise
+// reductions the accumulators are folded into a block total every cascade_block elements per lane and the
+// blocks summed pairwise. One horizontal step per output.
+
+/// Vector accumulators of the inner kernel.
+inline constexpr std::size_t inner_accumulators = 8;
+/// How far ahead of the loads the streaming kernels prefetch.
+inline constexpr std::size_t prefetch_distance = 2048;
+
+/// The combination of the accumulators, as a balanced tree.
+template <class P, std::size_t N, class Combine>
+P combine_all(const std::array<P, N>& accumulators, Combine&& combine) {
+    std::array<P, N> tree = accumulators;
+    for (std::size_t half = N / 2; half >= 1; half /= 2)
+        for (std::size_t k = 0; k < half; ++k) tree[k] = combine(tree[k], tree[k + half]);
+    return tree[0];
+}
 
 template <class T, class R>
 typename R::accumulator accumulate_runs(const T* base, const iter::loop_nest<2>& runs, std::size_t length, const R& r,
@@ -167,46 +185,40 @@ typename R::accumulator accumulate_runs(const T* base, const iter::loop_nest<2>&
     using C = simd::compute_t<T>;
     using A = typename R::accumulator;
     constexpr std::size_t W = P::size;
+    constexpr std::size_t U = inner_accumulators;
     const P identity(static_cast<C>(r.identity()));
     const P shift_lanes(static_cast<C>(shift));
     const auto combine = [&](const P& a, const P& b) { return r.combine_lanes(a, b); };
     const auto combine_scalars = [&](const A& a, const A& b) { return r.combine(a, b); };
     cascade<P> blocks;
     cascade<A> scalar_blocks;
-    P acc0 = identity, acc1 = identity, acc2 = identity, acc3 = identity;
+    std::array<P, U> accumulators;
+    accumulators.fill(identity);
     A rest = r.identity();
     std::size_t in_block = 0, rest_in_block = 0;  // elements per lane since the last push
+    const auto end_of_step = [&](std::array<P, U>& acc) {
+        if constexpr (R::pairwise) {
+            if (++in_block == cascade_block) {
+                blocks.push(combine_all(acc, combine), combine);
+                acc.fill(identity);
+                in_block = 0;
+            }
+        }
+    };
     iter::for_each_element(runs, [&](const std::array<std::ptrdiff_t, 2>& at) {
         const T* x = base + at[1];
-        P a0 = acc0, a1 = acc1, a2 = acc2, a3 = acc3;  // in registers along the run
+        std::array<P, U> acc = accumulators;  // in registers along the run
         std::size_t j = 0;
-        for (; j + 4 * W <= length; j += 4 * W) {
-            a0 = combine(a0, r.lift_lanes(simd::load(x + j), shift_lanes));
-            a1 = combine(a1, r.lift_lanes(simd::load(x + j + W), shift_lanes));
-            a2 = combine(a2, r.lift_lanes(simd::load(x + j + 2 * W), shift_lanes));
-            a3 = combine(a3, r.lift_lanes(simd::load(x + j + 3 * W), shift_lanes));
-            if constexpr (R::pairwise) {
-                if (++in_block == cascade_block) {
-                    blocks.push(combine(combine(a0, a1), combine(a2, a3)), combine);
-                    a0 = a1 = a2 = a3 = identity;
-                    in_block = 0;
-                }
-            }
+        for (; j + U * W <= length; j += U * W) {
+            simd::prefetch_ahead(x + j, prefetch_distance, U * W * sizeof(T));
+            for (std::size_t k = 0; k < U; ++k) acc[k] = combine(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes));
+            end_of_step(acc);
         }
         for (; j + W <= length; j += W) {
-            a0 = combine(a0, r.lift_lanes(simd::load(x + j), shift_lanes));
-            if constexpr (R::pairwise) {
-                if (++in_block == cascade_block) {
-                    blocks.push(combine(combine(a0, a1), combine(a2, a3)), combine);
-                    a0 = a1 = a2 = a3 = identity;
-                    in_block = 0;
-                }
-            }
+            acc[0] = combine(acc[0], r.lift_lanes(simd::load(x + j), shift_lanes));
+            end_of_step(acc);
         }
-        acc0 = a0;
-        acc1 = a1;
-        acc2 = a2;
-        acc3 = a3;
+        accumulators = acc;
         A tail = rest;
         for (; j < length; ++j) {
             tail = r.combine(tail, r.lift(x[j], shift));
@@ -220,7 +232,7 @@ typename R::accumulator accumulate_runs(const T* base, const iter::loop_nest<2>&
         }
         rest = tail;
     });
-    const P lanes = blocks.total(combine(combine(acc0, acc1), combine(acc2, acc3)), combine);
+    const P lanes = blocks.total(combine_all(accumulators, combine), combine);
     return r.combine(r.reduce_lanes(lanes), scalar_blocks.total(rest, combine_scalars));
 }
 
@@ -247,36 +259,35 @@ log_sum_exp_state<A> merge(const log_sum_exp_state<A>& a, const log_sum_exp_stat
     return {maximum, rescaled(a) + rescaled(b)};
 }
 
+/// r's combination of the `count` contiguous elements at x, lifted with `shift`, without a cascade: the inner
+/// kernel's loop for one stretch short enough to need none (a block of argmax/argmin, a log-sum-exp stretch).
+template <class T, class R>
+typename R::accumulator reduce_contiguous(const T* x, std::size_t count, const R& r, const typename R::accumulator& shift) {
+    using P = simd::pack<T>;
+    using C = simd::compute_t<T>;
+    using A = typename R::accumulator;
+    constexpr std::size_t W = P::size;
+    constexpr std::size_t U = inner_accumulators;
+    const P shift_lanes(static_cast<C>(shift));
+    const auto combine = [&](const P& a, const P& b) { return r.combine_lanes(a, b); };
+    std::array<P, U> acc;
+    acc.fill(P(static_cast<C>(r.identity())));
+    std::size_t j = 0;
+    for (; j + U * W <= count; j += U * W) {
+        simd::prefetch_ahead(x + j, prefetch_distance, U * W * sizeof(T));
+        for (std::size_t k = 0; k < U; ++k) acc[k] = combine(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes));
+    }
+    for (; j + W <= count; j += W) acc[0] = combine(acc[0], r.lift_lanes(simd::load(x + j), shift_lanes));
+    A total = r.reduce_lanes(combine_all(acc, combine));
+    for (; j < count; ++j) total = r.combine(total, r.lift(x[j], shift));
+    return total;
+}
+
 /// Log-sum-exp state of `count` contiguous elements (read twice: the stretch is short enough to stay in L1).
 template <class T>
 log_sum_exp_state<accumulator_t<T>> log_sum_exp_stretch(const T* x, std::size_t count) {
-    using P = simd::pack<T>;
-    using A = accumulator_t<T>;
-    using C = simd::compute_t<T>;
-    constexpr std::size_t W = P::size;
-    const extreme_reduction<T, true> maximum;
-    const log_sum_exp_reduction<T> lse;
-    P m0(static_cast<C>(maximum.identity())), m1 = m0;
-    std::size_t j = 0;
-    for (; j + 2 * W <= count; j += 2 * W) {
-        m0 = maximum.combine_lanes(m0, simd::load(x + j));
-        m1 = maximum.combine_lanes(m1, simd::load(x + j + W));
-    }
-    for (; j + W <= count; j += W) m0 = maximum.combine_lanes(m0, simd::load(x + j));
-    A top = maximum.reduce_lanes(maximum.combine_lanes(m0, m1));
-    for (; j < count; ++j) top = maximum.combine(top, static_cast<A>(x[j]));
-    const A shift = log_sum_exp_reduction<T>::shift_for(top);
-    const P shift_lanes(static_cast<C>(shift));
-    P s0(C(0)), s1(C(0));
-    j = 0;
-    for (; j + 2 * W <= count; j += 2 * W) {
-        s0 = s0 + lse.lift_lanes(simd::load(x + j), shift_lanes);
-        s1 = s1 + lse.lift_lanes(simd::load(x + j + W), shift_lanes);
-    }
-    for (; j + W <= count; j += W) s0 = s0 + lse.lift_lanes(simd::load(x + j), shift_lanes);
-    A sum = lse.reduce_lanes(s0 + s1);
-    for (; j < count; ++j) sum += lse.lift(x[j], shift);
-    return {top, sum};
+    const auto top = reduce_contiguous(x, count, extreme_reduction<T, true>{}, {});
+    return {top, reduce_contiguous(x, count, log_sum_exp_reduction<T>{}, log_sum_exp_reduction<T>::shift_for(top))};
 }
 
 template <class T, class R>
@@ -314,78 +325,206 @@ void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::s
 }
 
 // ---------------------------------------------------------------------------------------------
-// Outer: the innermost dimension is kept and contiguous; vectorise across it.
+// Outer: the innermost dimension is kept and contiguous; vectorise across it, streaming whole rows.
 //
-// Algorithm. Outputs are produced in tiles of 4 vectors (4W consecutive outputs). For a tile, the walk goes
-// over every element of the group (the reduced dimensions, in any order) and each step adds 4 vectors loaded
-// from the contiguous kept dimension into 4 register accumulators: 4W independent groups at once, no
-// horizontal step, and each input row is read once per tile as a contiguous 4W-element chunk. Pairwise
-// reductions push the tile into per-vector cascades every cascade_block steps. Columns left over after the
-// tiles go one vector at a time, then one scalar group at a time.
+// Algorithm. Call a "row" the stretch of the innermost kept dimension at one element of the group. The
+// group's rows are walked in the nest's order and combined lane-wise into a row of accumulators that stays
+// in L1: four input rows are combined with each other first, ((x0 ∘ x1) ∘ (x2 ∘ x3)), then into the
+// accumulator row, so the accumulators cost one load and one store per four input vectors and memory is read
+// row after row as it lies, which the hardware prefetchers follow. (Walking a narrow tile of columns down
+// all the rows, with the accumulators in registers, ran at a third of the read bandwidth; cutting rows into
+// 256-lane panels at three quarters: bench/RESULTS.md.) Rows wider than a panel — what fits in
+// outer_row_budget bytes of accumulator rows — are cut into panels, each walked over all the rows. No
+// horizontal step at all; row ends narrower than a vector use partial loads.
+// Pairwise reductions keep three rows: the running row takes cascade_block input rows and then joins the
+// block row, which takes cascade_block such blocks and then joins the total row — a three-level cascade
+// whose error grows like (2·cascade_block + n / cascade_block²)·ε rather than n·ε.
+// Log-sum-exp takes the rows in blocks of lse_block_rows: the block's maximum (one pass from memory), then
+// Σ e^(x − shift) over the same rows (from cache), merged into a running (maximum, sum) pair of rows the way
+// log_sum_exp_state merges stretches.
 
-template <std::size_t Vectors, class T, class R>
-void reduce_tile(const T* x, T* y, const iter::loop_nest<2>& group, std::size_t count, const R& r) {
+/// Stack bytes an outer reduction may use for its rows of accumulators.
+inline constexpr std::size_t outer_row_budget = 32 * 1024;
+/// Rows per log-sum-exp block (a block of 2048-lane float rows is 512 KiB: it stays in L2 for the second pass).
+inline constexpr std::size_t lse_block_rows = 64;
+
+/// `Rows` rows of accumulator lanes, `panel` lanes each (a power of two, at least a vector), left uninitialised,
+/// in `Budget` bytes.
+template <class C, std::size_t Rows, std::size_t Budget = outer_row_budget>
+struct accumulator_rows {
+    static constexpr std::size_t panel = std::bit_floor(Budget / (Rows * sizeof(C)));
+    alignas(64) C lanes[Rows * panel];
+    [[nodiscard]] C* row(std::size_t k) noexcept { return lanes + k * panel; }
+};
+
+/// Calls step_lanes(j, load, store) for j = 0, W, 2W, … below `width` (W = lanes<T>): load(p) reads the vector
+/// at p and store(p, v) writes it — a partial one at the row's end, which touches nothing past `width` lanes.
+/// p may point to any element type with W-lane packs (input, accumulator or index rows).
+template <class T, class Step>
+void for_each_row_vector(std::size_t width, Step&& step_lanes) {
+    constexpr std::size_t W = simd::lanes<T>;
+    std::size_t j = 0;
+    for (; j + W <= width; j += W)
+        step_lanes(j, [](const auto* p) { return simd::load(p); }, [](auto* p, const auto& v) { simd::store(p, v); });
+    if (const std::size_t tail = width - j; tail != 0)
+        step_lanes(j, [tail](const auto* p) { return simd::load_partial(p, tail, {}); },
+                   [tail](auto* p, const auto& v) { simd::store_partial(p, v, tail); });
+}
+
+template <class C>
+void fill_row(C* row, std::size_t width, C value) {
+    std::fill(row, row + width, value);
+}
+
+/// accumulators[j] ∘= the N input rows (N = 1 or 4) lifted, combined pairwise, for lanes 0 … width − 1.
+/// `shift` is the per-lane shift row of shifted reductions (ignored otherwise).
+template <std::size_t N, class T, class R>
+void fold_rows(const std::array<const T*, N>& rows, simd::compute_t<T>* accumulators, const simd::compute_t<T>* shift,
+               std::size_t width, const R& r) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
-    constexpr std::size_t W = P::size;
     const auto combine = [&](const P& a, const P& b) { return r.combine_lanes(a, b); };
-    std::array<P, Vectors> shift;
-    shift.fill(P(C(0)));
-    if constexpr (R::shifted) {
-        const extreme_reduction<T, true> maximum;
-        std::array<P, Vectors> top;
-        top.fill(P(static_cast<C>(maximum.identity())));
-        for_each_group_line(x, group, [&](const T* line, std::size_t length, std::ptrdiff_t step) {
-            std::array<P, Vectors> local = top;
-            for (std::size_t i = 0; i < length; ++i, line += step)
-                for (std::size_t k = 0; k < Vectors; ++k) local[k] = maximum.combine_lanes(local[k], simd::load(line + k * W));
-            top = local;
-        });
-        for (std::size_t k = 0; k < Vectors; ++k) shift[k] = R::shift_for_lanes(top[k]);
-    }
-    const P identity(static_cast<C>(r.identity()));
-    std::array<P, Vectors> acc;
-    acc.fill(identity);
-    std::array<cascade<P>, R::pairwise ? Vectors : 0> blocks;
-    std::size_t in_block = 0;
-    for_each_group_line(x, group, [&](const T* line, std::size_t length, std::ptrdiff_t step) {
-        std::array<P, Vectors> local = acc;  // in registers along the line
-        for (std::size_t i = 0; i < length; ++i, line += step) {
-            for (std::size_t k = 0; k < Vectors; ++k) local[k] = combine(local[k], r.lift_lanes(simd::load(line + k * W), shift[k]));
-            if constexpr (R::pairwise) {
-                if (++in_block == cascade_block) {
-                    for (std::size_t k = 0; k < Vectors; ++k) {
-                        blocks[k].push(local[k], combine);
-                        local[k] = identity;
-                    }
-                    in_block = 0;
-                }
-            }
-        }
-        acc = local;
+    for_each_row_vector<T>(width, [&](std::size_t j, const auto& load, const auto& store) {
+        P s(C(0));
+        if constexpr (R::shifted) s = load(shift + j);
+        const auto lifted = [&](std::size_t k) { return r.lift_lanes(load(rows[k] + j), s); };
+        P folded;
+        if constexpr (N == 4) folded = combine(combine(lifted(0), lifted(1)), combine(lifted(2), lifted(3)));
+        else folded = lifted(0);
+        store(accumulators + j, combine(load(accumulators + j), folded));
     });
-    if constexpr (R::pairwise)
-        for (std::size_t k = 0; k < Vectors; ++k) acc[k] = blocks[k].total(acc[k], combine);
-    for (std::size_t k = 0; k < Vectors; ++k) simd::store(y + k * W, r.finish_lanes(acc[k], count, shift[k]));
+}
+
+/// into[j] ∘= from[j] for lanes 0 … width − 1.
+template <class T, class R>
+void combine_rows(simd::compute_t<T>* into, const simd::compute_t<T>* from, std::size_t width, const R& r) {
+    for_each_row_vector<T>(width, [&](std::size_t j, const auto& load, const auto& store) {
+        store(into + j, r.combine_lanes(load(into + j), load(from + j)));
+    });
+}
+
+/// Calls visit(row, step, n) for the group's rows from `base` in order, n = 4 consecutive rows of a line
+/// (step apart) when there are four left, else n = 1.
+template <class T, class Visit>
+void for_each_row_quad(const T* base, const iter::loop_nest<2>& group, Visit&& visit) {
+    for_each_group_line(base, group, [&](const T* line, std::size_t length, std::ptrdiff_t step) {
+        std::size_t i = 0;
+        for (; i + 4 <= length; i += 4, line += 4 * step) visit(line, step, std::size_t{4});
+        for (; i < length; ++i, line += step) visit(line, step, std::size_t{1});
+    });
+}
+
+/// The outer kernel for one stretch of `width` contiguous outputs y (every function but log-sum-exp).
+template <class T, class R>
+void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& group, std::size_t count, const R& r) {
+    using C = simd::compute_t<T>;
+    using P = simd::pack<T>;
+    constexpr std::size_t levels = R::pairwise ? 3 : 1;  // running, blocks, total
+    accumulator_rows<C, levels> rows;
+    const C identity = static_cast<C>(r.identity());
+    for (std::size_t start = 0; start < width; start += rows.panel) {
+        const std::size_t w = std::min(rows.panel, width - start);
+        for (std::size_t k = 0; k < levels; ++k) fill_row(rows.row(k), w, identity);
+        C* running = rows.row(0);
+        std::size_t rows_in_block = 0, blocks = 0;
+        for_each_row_quad(x + start, group, [&](const T* row, std::ptrdiff_t step, std::size_t n) {
+            if (n == 4) fold_rows<4, T>({row, row + step, row + 2 * step, row + 3 * step}, running, nullptr, w, r);
+            else fold_rows<1, T>({row}, running, nullptr, w, r);
+            if constexpr (R::pairwise) {
+                if ((rows_in_block += n) < cascade_block) return;
+                combine_rows<T>(rows.row(1), running, w, r);
+                fill_row(running, w, identity);
+                rows_in_block = 0;
+                if (++blocks < cascade_block) return;
+                combine_rows<T>(rows.row(2), rows.row(1), w, r);
+                fill_row(rows.row(1), w, identity);
+                blocks = 0;
+            }
+        });
+        if constexpr (R::pairwise) {
+            combine_rows<T>(rows.row(1), running, w, r);
+            combine_rows<T>(rows.row(2), rows.row(1), w, r);
+        }
+        const C* total = rows.row(levels - 1);
+        T* out = y + start;
+        for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+            store(out + j, r.finish_lanes(load(total + j), count, P(C(0))));
+        });
+    }
+}
+
+/// The outer kernel for log-sum-exp (see the algorithm above).
+template <class T>
+void reduce_rows_log_sum_exp(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& group, std::size_t count) {
+    using C = simd::compute_t<T>;
+    using P = simd::pack<T>;
+    const log_sum_exp_reduction<T> lse;
+    const extreme_reduction<T, true> maximum;
+    const C lowest = -std::numeric_limits<C>::infinity();
+    enum : std::size_t { running_max, running_sum, block_max, block_shift, block_sum, row_count };
+    accumulator_rows<C, row_count> rows;
+    std::array<const T*, lse_block_rows> block;
+    for (std::size_t start = 0; start < width; start += rows.panel) {
+        const std::size_t w = std::min(rows.panel, width - start);
+        fill_row(rows.row(running_max), w, lowest);
+        fill_row(rows.row(running_sum), w, C(0));
+        std::size_t pending = 0;
+        const auto flush = [&] {
+            fill_row(rows.row(block_max), w, lowest);
+            std::size_t i = 0;
+            for (; i + 4 <= pending; i += 4)
+                fold_rows<4, T>({block[i], block[i + 1], block[i + 2], block[i + 3]}, rows.row(block_max), nullptr, w, maximum);
+            for (; i < pending; ++i) fold_rows<1, T>({block[i]}, rows.row(block_max), nullptr, w, maximum);
+            C* shift = rows.row(block_shift);
+            const C* top = rows.row(block_max);
+            for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+                store(shift + j, log_sum_exp_reduction<T>::shift_for_lanes(load(top + j)));
+            });
+            fill_row(rows.row(block_sum), w, C(0));
+            for (std::size_t k = 0; k < pending; ++k) fold_rows<1, T>({block[k]}, rows.row(block_sum), shift, w, lse);
+            // Merge (block max, block sum) into (running max, running sum): rescale both sums to the new shift;
+            // an empty or all −inf sum adds nothing (and must not turn 0 · e^big into NaN).
+            C* m = rows.row(running_max);
+            C* s = rows.row(running_sum);
+            const C* bs = rows.row(block_sum);
+            for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+                const P old_max = load(m + j), old_sum = load(s + j), block_sum_lanes = load(bs + j);
+                const P new_max = simd::max_propagate_nan(old_max, load(top + j));
+                const P new_shift = log_sum_exp_reduction<T>::shift_for_lanes(new_max);
+                const auto rescaled = [&](const P& sum, const P& from) {
+                    return simd::select(sum == P(C(0)), P(C(0)), sum * simd::exp(from - new_shift));
+                };
+                store(m + j, new_max);
+                store(s + j, rescaled(old_sum, log_sum_exp_reduction<T>::shift_for_lanes(old_max)) +
+                                 rescaled(block_sum_lanes, load(shift + j)));
+            });
+            pending = 0;
+        };
+        for_each_group_line(x + start, group, [&](const T* line, std::size_t length, std::ptrdiff_t step) {
+            for (std::size_t i = 0; i < length; ++i, line += step) {
+                block[pending] = line;
+                if (++pending == lse_block_rows) flush();
+            }
+        });
+        if (pending != 0) flush();
+        const C* m = rows.row(running_max);
+        const C* s = rows.row(running_sum);
+        T* out = y + start;
+        for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+            store(out + j, lse.finish_lanes(load(s + j), count, log_sum_exp_reduction<T>::shift_for_lanes(load(m + j))));
+        });
+    }
 }
 
 template <class T, class R>
 void reduce_outer(const T* input, T* output, const reduce_nests<>& parts, std::size_t count, const R& r) {
-    constexpr std::size_t W = simd::lanes<T>;
     const std::size_t last = parts.kept.rank - 1;
     const std::size_t columns = parts.kept.sizes[last];
     iter::axis_set innermost;
     innermost.set(last);
     iter::for_each_element(iter::remove_dimensions(parts.kept, innermost), [&](const std::array<std::ptrdiff_t, 2>& at) {
-        const T* x = input + at[1];
-        T* y = output + at[0];
-        std::size_t j = 0;
-        for (; j + 4 * W <= columns; j += 4 * W) reduce_tile<4>(x + j, y + j, parts.group, count, r);
-        for (; j + W <= columns; j += W) reduce_tile<1>(x + j, y + j, parts.group, count, r);
-        for (; j < columns; ++j) {
-            const auto shift = group_shift(x + j, parts.group, r);
-            y[j] = r.finish(accumulate_group(x + j, parts.group, r, shift), count, shift);
-        }
+        if constexpr (R::shifted) reduce_rows_log_sum_exp(input + at[1], output + at[0], columns, parts.group, count);
+        else reduce_rows(input + at[1], output + at[0], columns, parts.group, count, r);
     });
 }
 

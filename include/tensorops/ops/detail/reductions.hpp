@@ -189,7 +189,7 @@ struct log_sum_exp_reduction {
         return static_cast<T>(shift + log(a));
     }
     template <class P>
-    [[nodiscard]] P lift_lanes(const P& x, const P& shift) const { return simd::exp(x - shift); }
+    [[nodiscard]] P lift_lanes(const P& x, const P& shift) const { return simd::exp_shifted(x, shift); }
     template <class P>
     [[nodiscard]] P combine_lanes(const P& a, const P& b) const { return a + b; }
     template <class P>

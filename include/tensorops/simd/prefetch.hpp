@@ -1,0 +1,28 @@
+// tensorops/simd/prefetch.hpp — software prefetch hints for the streaming kernels.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tensorops::simd {
+
+/// Size of the unit the memory system moves (every x86-64 and most ARM cores).
+inline constexpr std::size_t cache_line_bytes = 64;
+
+/// Asks the memory system to start reading the `bytes` bytes that begin `distance` bytes after `address`
+/// (one hint per cache line). A hint only: those bytes may lie outside any object — a prefetch never faults
+/// and is never an access; the address is computed as an integer, so no out-of-bounds pointer is formed.
+/// Compilers without the builtin get nothing.
+inline void prefetch_ahead(const void* address, std::size_t distance, std::size_t bytes) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(address) + distance;
+    for (std::size_t offset = 0; offset < bytes; offset += cache_line_bytes)
+        __builtin_prefetch(reinterpret_cast<const void*>(first + offset), 0, 3);
+#else
+    (void)address;
+    (void)distance;
+    (void)bytes;
+#endif
+}
+
+}  // namespace tensorops::simd
