@@ -142,6 +142,20 @@ TEST_CASE("reduce: log-sum-exp is stable and handles infinities") {
     CHECK(lse[0] == -inf);
     CHECK(lse[1] == inf);
     CHECK(lse[2] == Approx(std::log(40.0)));
+    // Outer, past one block of rows (64): +inf, NaN and an all −inf first block in separate columns.
+    std::vector<float> tall(150 * 16, 0.0f);
+    tall[100 * 16 + 3] = inf;
+    tall[70 * 16 + 4] = std::numeric_limits<float>::quiet_NaN();
+    for (std::size_t i = 0; i < 64; ++i) tall[i * 16 + 5] = -inf;
+    for (std::size_t i = 0; i < 150; ++i) tall[i * 16 + 6] = -inf;
+    tall[149 * 16 + 7] = 50.0f;
+    const auto tall_lse = reduce_float({150, 16}, tall, reduce_function::log_sum_exp, {0});
+    CHECK(tall_lse[0] == Approx(std::log(150.0)));
+    CHECK(tall_lse[3] == inf);
+    CHECK(std::isnan(tall_lse[4]));
+    CHECK(tall_lse[5] == Approx(std::log(86.0)));
+    CHECK(tall_lse[6] == -inf);
+    CHECK(tall_lse[7] == Approx(50.0 + std::log1p(149.0 * std::exp(-50.0))));
     // A long group merged stretch by stretch: an all −inf stretch, very negative values, the maximum late.
     std::vector<float> long_group(10000);
     for (std::size_t i = 0; i < long_group.size(); ++i) long_group[i] = -1000.0f + static_cast<float>(i % 97) * 0.01f;

@@ -63,25 +63,25 @@ template <class P>
 #endif
 }
 
-/// e^(x − shift) per lane, the term of a log-sum-exp (shift = the group's maximum), computed as 2^t with
-/// t = x·log2(e) − shift·log2(e).
+/// e^(x − shift) per lane, the term of a log-sum-exp whose shift is the group's maximum: for a finite `shift`
+/// not below any lane of x (x = −inf allowed). Other inputs give unspecified values — a log-sum-exp whose
+/// maximum is ±inf or NaN has a known sum (e^maximum) and must not call this.
 ///
-/// Algorithm (float lanes): t is one fused multiply-subtract, clamped to 128; adding 1.5·2^23 rounds it to an
-/// integer n (held in the low mantissa bits, no conversion instruction), f = t − n ∈ [−½, ½]; 2^f is a degree-6
-/// polynomial (near-minimax, 1.3 ulp in float), and 2^n is added to its exponent field as an integer. About a
-/// dozen instructions against xsimd's exp plus a subtraction; the lanes never leave the vector unit.
+/// Algorithm (float lanes): t = x·log2(e) − shift·log2(e) is one fused multiply-subtract, clamped below at −125;
+/// adding 1.5·2^23 rounds it to an integer n held in the low mantissa bits (no conversion instruction), so
+/// f = t − n ∈ [−½, ½]; 2^f is a degree-6 polynomial (near-minimax, 1.3 ulp in float) and 2^n is added to its
+/// exponent field as an integer: twelve vector instructions, about half of xsimd's exp with its range checks.
 /// Accuracy: a few ulp of e^(x − shift), plus a relative error of at most |shift|·2^−23 common to every term of
-/// a group (from rounding shift·log2(e) once), which moves shift + ln Σ by about an ulp of the shift.
-/// Results below 2^−125 are 0 (they cannot change a sum that holds e^0 = 1); t ≥ 128 gives +inf; −inf gives 0.
-/// NaN lanes give unspecified values: in a log-sum-exp the NaN is carried by the shift. Other lane types (double)
-/// compute exp(x − shift).
+/// a group (from rounding shift·log2(e) once), which moves shift + ln Σ by about an ulp of the shift. Terms
+/// below 2^−125 come out as 2^−125·2^f instead of their value (−inf too): next to the group's own e^0 = 1 they
+/// are below half an ulp of any sum. Other lane types (double) compute exp(x − shift).
 template <class P>
 [[nodiscard]] P exp_shifted(const P& x, const P& shift) noexcept {
 #if TENSOROPS_HAS_XSIMD
     if constexpr (std::is_same_v<typename P::value_type, float>) {
         using I = xsimd::as_integer_t<P>;
         const P log2e(1.44269504088896341f);
-        const P t = xsimd::min(P(128.0f), xsimd::fms(x, log2e, shift * log2e));
+        const P t = xsimd::max(P(-125.0f), xsimd::fms(x, log2e, shift * log2e));
         const P round_to_integer(12582912.0f);  // 1.5 · 2^23
         const P biased = t + round_to_integer;
         const P f = t - (biased - round_to_integer);
@@ -93,8 +93,7 @@ template <class P>
         p = xsimd::fma(p, f, P(0x1.62e430p-1f));
         p = xsimd::fma(p, f, P(1.0f));
         const I exponent = xsimd::bitwise_cast<I>(biased) << 23;  // n · 2^23: the low bits of biased hold 2^22 + n
-        const P scaled = xsimd::bitwise_cast<P>(xsimd::bitwise_cast<I>(p) + exponent);
-        return simd::select(t >= P(-125.0f), scaled, P(0.0f));
+        return xsimd::bitwise_cast<P>(xsimd::bitwise_cast<I>(p) + exponent);
     } else {
         return simd::exp(x - shift);
     }

@@ -249,13 +249,14 @@ template <class A>
 log_sum_exp_state<A> merge(const log_sum_exp_state<A>& a, const log_sum_exp_state<A>& b) {
     using std::exp;
     using std::isinf;
+    // A zero sum means an empty or all −inf part (any other part holds its maximum's e^0 = 1, or is inf or NaN):
+    // the other part is the merge, and the common first merge into the empty state costs no exp.
+    if (a.sum == A(0)) return b;
+    if (b.sum == A(0)) return a;
     const auto shift_of = [](const A& m) { return isinf(m) ? A(0) : m; };
     const A maximum = simd::max_propagate_nan(a.maximum, b.maximum);
     const A shift = shift_of(maximum);
-    const auto rescaled = [&](const log_sum_exp_state<A>& part) {
-        // An empty or all −inf part adds nothing (and must not turn 0 · e^big into NaN).
-        return part.sum == A(0) ? A(0) : part.sum * exp(shift_of(part.maximum) - shift);
-    };
+    const auto rescaled = [&](const log_sum_exp_state<A>& part) { return part.sum * exp(shift_of(part.maximum) - shift); };
     return {maximum, rescaled(a) + rescaled(b)};
 }
 
@@ -286,8 +287,10 @@ typename R::accumulator reduce_contiguous(const T* x, std::size_t count, const R
 /// Log-sum-exp state of `count` contiguous elements (read twice: the stretch is short enough to stay in L1).
 template <class T>
 log_sum_exp_state<accumulator_t<T>> log_sum_exp_stretch(const T* x, std::size_t count) {
+    using std::isfinite;
     const auto top = reduce_contiguous(x, count, extreme_reduction<T, true>{}, {});
-    return {top, reduce_contiguous(x, count, log_sum_exp_reduction<T>{}, log_sum_exp_reduction<T>::shift_for(top))};
+    if (!isfinite(top)) return {top, log_sum_exp_reduction<T>::sum_for_non_finite(top)};
+    return {top, reduce_contiguous(x, count, log_sum_exp_reduction<T>{}, top)};
 }
 
 template <class T, class R>
@@ -318,9 +321,8 @@ void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::s
     const auto runs = iter::remove_dimensions(parts.group, innermost);
     iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {
         const T* base = input + at[1];
-        typename R::accumulator shift = r.identity();
-        if constexpr (R::shifted) shift = R::shift_for(accumulate_runs(base, runs, length, extreme_reduction<T, true>{}, {}));
-        output[at[0]] = r.finish(accumulate_runs(base, runs, length, r, shift), count, shift);
+        const typename R::accumulator no_shift = r.identity();
+        output[at[0]] = r.finish(accumulate_runs(base, runs, length, r, no_shift), count, no_shift);
     });
 }
 
@@ -481,7 +483,13 @@ void reduce_rows_log_sum_exp(const T* x, T* y, std::size_t width, const iter::lo
                 store(shift + j, log_sum_exp_reduction<T>::shift_for_lanes(load(top + j)));
             });
             fill_row(rows.row(block_sum), w, C(0));
-            for (std::size_t k = 0; k < pending; ++k) fold_rows<1, T>({block[k]}, rows.row(block_sum), shift, w, lse);
+            for (i = 0; i + 4 <= pending; i += 4)
+                fold_rows<4, T>({block[i], block[i + 1], block[i + 2], block[i + 3]}, rows.row(block_sum), shift, w, lse);
+            for (; i < pending; ++i) fold_rows<1, T>({block[i]}, rows.row(block_sum), shift, w, lse);
+            C* sums = rows.row(block_sum);
+            for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+                store(sums + j, log_sum_exp_reduction<T>::sum_for_non_finite_lanes(P(load(top + j)), P(load(sums + j))));
+            });
             // Merge (block max, block sum) into (running max, running sum): rescale both sums to the new shift;
             // an empty or all −inf sum adds nothing (and must not turn 0 · e^big into NaN).
             C* m = rows.row(running_max);

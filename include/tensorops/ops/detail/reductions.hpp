@@ -178,6 +178,19 @@ struct log_sum_exp_reduction {
         return simd::select(simd::abs(maximum) == P(std::numeric_limits<C>::infinity()), P(C(0)), maximum);
     }
 
+    /// Σ e^(x − shift) of a group whose maximum is not finite, without looking at it: +inf (a +inf element, shift
+    /// 0), 0 (every element −inf) or NaN — which is e^maximum. Kernels use it instead of lifting such groups.
+    [[nodiscard]] static accumulator sum_for_non_finite(const accumulator& maximum) {
+        using std::exp;
+        return exp(maximum);
+    }
+    /// Lanes whose maximum is finite keep `sum`; the others get sum_for_non_finite.
+    template <class P>
+    [[nodiscard]] static P sum_for_non_finite_lanes(const P& maximum, const P& sum) {
+        using C = typename P::value_type;
+        return simd::select(simd::abs(maximum) < P(std::numeric_limits<C>::infinity()), sum, simd::exp(maximum));
+    }
+
     [[nodiscard]] accumulator identity() const { return accumulator(0); }
     [[nodiscard]] accumulator lift(const T& x, const accumulator& shift) const {
         using std::exp;
@@ -188,6 +201,7 @@ struct log_sum_exp_reduction {
         using std::log;
         return static_cast<T>(shift + log(a));
     }
+    /// Lanes of a group with a finite maximum (= shift) only: see simd::exp_shifted and sum_for_non_finite.
     template <class P>
     [[nodiscard]] P lift_lanes(const P& x, const P& shift) const { return simd::exp_shifted(x, shift); }
     template <class P>
