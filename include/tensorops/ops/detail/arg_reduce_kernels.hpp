@@ -22,6 +22,7 @@
 
 #include "../../core/element.hpp"
 #include "../../iter/nd_loop.hpp"
+#include "../../iter/unroll.hpp"
 #include "../../simd/pack.hpp"
 #include "reduce_kernels.hpp"
 
@@ -83,30 +84,39 @@ template <class P>
     else return v == target;
 }
 
-/// Position of the first (Last: the last) of the `count` elements at x that matches `target` (see matches).
-/// The elements must hold one; vectors are compared W at a time, and only the hit vector is looked into.
+/// Position of the first (Last: the last) of the `count` elements at x that equal `target` (or are NaN, when the
+/// target is NaN). The elements must hold one. Four vectors are compared per step with one test of the or-ed
+/// masks; only the step holding the hit is looked into element by element.
 template <bool Last, class T>
 [[nodiscard]] std::size_t find_in_block(const T* x, std::size_t count, simd::compute_t<T> target) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
-    constexpr std::size_t W = P::size;
+    constexpr std::size_t W = P::size, step = 4 * W;
     const P target_lanes(target);
-    const auto target_nan = simd::is_nan(target_lanes);
+    bool target_is_nan = false;
+    if constexpr (std::is_floating_point_v<C>) target_is_nan = target != target;
+    const auto hits = [&](const T* at) {  // any of the 4W elements at `at` a match?
+        simd::mask_of<P> any_lane = simd::mask_of<P>(false);
+        iter::unrolled<4>([&](auto k) {
+            const P v = simd::load(at + k * W);
+            any_lane = any_lane | (target_is_nan ? simd::is_nan(v) : v == target_lanes);
+        });
+        return simd::any(any_lane);
+    };
     const auto hit = [&](std::size_t j) {
         const C v = static_cast<C>(x[j]);
-        if constexpr (std::is_floating_point_v<C>) return v == target || (v != v && target != target);
-        else return v == target;
+        return target_is_nan ? v != v : v == target;
     };
     if constexpr (!Last) {
         std::size_t j = 0;
-        while (j + W <= count && !simd::any(matches(simd::load(x + j), target_lanes, target_nan))) j += W;
+        while (j + step <= count && !hits(x + j)) j += step;
         for (; j < count; ++j)
             if (hit(j)) return j;
     } else {
         std::size_t end = count;  // still to search: [0, end)
-        for (const std::size_t full = count - count % W; end > full; --end)
+        for (const std::size_t full = count - count % step; end > full; --end)
             if (hit(end - 1)) return end - 1;
-        while (end >= W && !simd::any(matches(simd::load(x + end - W), target_lanes, target_nan))) end -= W;
+        while (end >= step && !hits(x + end - step)) end -= step;
         for (; end > 0; --end)
             if (hit(end - 1)) return end - 1;
     }

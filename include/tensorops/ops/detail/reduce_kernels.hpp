@@ -22,6 +22,7 @@
 
 #include "../../iter/nd_loop.hpp"
 #include "../../iter/plan.hpp"
+#include "../../iter/unroll.hpp"
 #include "../../simd/pack.hpp"
 #include "../../simd/prefetch.hpp"
 #include "reductions.hpp"
@@ -159,23 +160,24 @@ void reduce_strided(const T* input, T* output, const reduce_nests<>& parts, std:
 // by the other reduced dimensions. inner_accumulators vector accumulators take that many vectors per step, so
 // as many independent dependency chains hide the latency of the combining instruction (a NaN-propagating max
 // is three instructions deep); run ends narrower than a vector go to a scalar accumulator. The loop prefetches
-// prefetch_distance bytes ahead: when the combining step is more than an add, the hardware prefetchers alone
+// simd::prefetch_distance bytes ahead: when the combining step is more than an add, the hardware prefetchers alone
 // fall behind (float max read 64 MiB at ~80 % of the read limit without it, ~100 % with it). For pairwise
 // reductions the accumulators are folded into a block total every cascade_block elements per lane and the
 // blocks summed pairwise. One horizontal step per output.
 
 /// Vector accumulators of the inner kernel.
 inline constexpr std::size_t inner_accumulators = 8;
-/// How far ahead of the loads the streaming kernels prefetch.
-inline constexpr std::size_t prefetch_distance = 2048;
 
 /// The combination of the accumulators, as a balanced tree.
 template <class P, std::size_t N, class Combine>
 P combine_all(const std::array<P, N>& accumulators, Combine&& combine) {
-    std::array<P, N> tree = accumulators;
-    for (std::size_t half = N / 2; half >= 1; half /= 2)
-        for (std::size_t k = 0; k < half; ++k) tree[k] = combine(tree[k], tree[k + half]);
-    return tree[0];
+    if constexpr (N == 1) {
+        return accumulators[0];
+    } else {
+        std::array<P, N / 2> half;
+        iter::unrolled<N / 2>([&](auto k) { half[k] = combine(accumulators[k], accumulators[k + N / 2]); });
+        return combine_all(half, combine);
+    }
 }
 
 template <class T, class R>
@@ -196,29 +198,31 @@ typename R::accumulator accumulate_runs(const T* base, const iter::loop_nest<2>&
     accumulators.fill(identity);
     A rest = r.identity();
     std::size_t in_block = 0, rest_in_block = 0;  // elements per lane since the last push
-    const auto end_of_step = [&](std::array<P, U>& acc) {
+    const auto end_of_step = [&](std::array<P, U>& acc, std::size_t& steps) {
         if constexpr (R::pairwise) {
-            if (++in_block == cascade_block) {
+            if (++steps == cascade_block) {
                 blocks.push(combine_all(acc, combine), combine);
                 acc.fill(identity);
-                in_block = 0;
+                steps = 0;
             }
         }
     };
     iter::for_each_element(runs, [&](const std::array<std::ptrdiff_t, 2>& at) {
         const T* x = base + at[1];
         std::array<P, U> acc = accumulators;  // in registers along the run
+        std::size_t steps = in_block;         // likewise (through the reference it would live in memory)
         std::size_t j = 0;
         for (; j + U * W <= length; j += U * W) {
-            simd::prefetch_ahead(x + j, prefetch_distance, U * W * sizeof(T));
-            for (std::size_t k = 0; k < U; ++k) acc[k] = combine(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes));
-            end_of_step(acc);
+            simd::prefetch_ahead(x + j, simd::prefetch_distance, U * W * sizeof(T));
+            iter::unrolled<U>([&](auto k) { acc[k] = combine(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes)); });
+            end_of_step(acc, steps);
         }
         for (; j + W <= length; j += W) {
             acc[0] = combine(acc[0], r.lift_lanes(simd::load(x + j), shift_lanes));
-            end_of_step(acc);
+            end_of_step(acc, steps);
         }
         accumulators = acc;
+        in_block = steps;
         A tail = rest;
         for (; j < length; ++j) {
             tail = r.combine(tail, r.lift(x[j], shift));
@@ -275,8 +279,8 @@ typename R::accumulator reduce_contiguous(const T* x, std::size_t count, const R
     acc.fill(P(static_cast<C>(r.identity())));
     std::size_t j = 0;
     for (; j + U * W <= count; j += U * W) {
-        simd::prefetch_ahead(x + j, prefetch_distance, U * W * sizeof(T));
-        for (std::size_t k = 0; k < U; ++k) acc[k] = combine(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes));
+        simd::prefetch_ahead(x + j, simd::prefetch_distance, U * W * sizeof(T));
+        iter::unrolled<U>([&](auto k) { acc[k] = combine(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes)); });
     }
     for (; j + W <= count; j += W) acc[0] = combine(acc[0], r.lift_lanes(simd::load(x + j), shift_lanes));
     A total = r.reduce_lanes(combine_all(acc, combine));
@@ -362,8 +366,10 @@ struct accumulator_rows {
 /// Calls step_lanes(j, load, store) for j = 0, W, 2W, … below `width` (W = lanes<T>): load(p) reads the vector
 /// at p and store(p, v) writes it — a partial one at the row's end, which touches nothing past `width` lanes.
 /// p may point to any element type with W-lane packs (input, accumulator or index rows).
+/// Always inlined: the step's captures (row pointers, accumulator row) must become registers of the caller's
+/// loop — called through a closure pointer, each step reloaded them, since its stores might alias them.
 template <class T, class Step>
-void for_each_row_vector(std::size_t width, Step&& step_lanes) {
+[[gnu::always_inline]] inline void for_each_row_vector(std::size_t width, Step&& step_lanes) {
     constexpr std::size_t W = simd::lanes<T>;
     std::size_t j = 0;
     for (; j + W <= width; j += W)
@@ -381,8 +387,8 @@ void fill_row(C* row, std::size_t width, C value) {
 /// accumulators[j] ∘= the N input rows (N = 1 or 4) lifted, combined pairwise, for lanes 0 … width − 1.
 /// `shift` is the per-lane shift row of shifted reductions (ignored otherwise).
 template <std::size_t N, class T, class R>
-void fold_rows(const std::array<const T*, N>& rows, simd::compute_t<T>* accumulators, const simd::compute_t<T>* shift,
-               std::size_t width, const R& r) {
+void fold_rows(const std::array<const T*, N> rows, simd::compute_t<T>* accumulators, const simd::compute_t<T>* shift,
+               std::size_t width, const R& r) {  // rows by value: the stores below cannot alias them
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
     const auto combine = [&](const P& a, const P& b) { return r.combine_lanes(a, b); };
