@@ -100,12 +100,13 @@ long double tolerance(reduce_function f, std::size_t n, long double magnitude, l
     }();
 }
 
-/// Reduces random values of the given shape over `axes` and checks every output against the reference.
+/// Reduces random values of the given shape, laid out with `input_strides`, over `axes` and checks every output
+/// against the reference.
 template <class T>
 void check_reduce(test_rng& rng, reduce_function f, const std::vector<std::size_t>& sizes, const std::vector<std::size_t>& axes,
-                  tensorops_test::layout_kind in_kind, tensorops_test::layout_kind out_kind) {
+                  const std::vector<std::ptrdiff_t>& input_strides, tensorops_test::layout_kind out_kind) {
     const auto out_sizes = ref::reduced_sizes(sizes, axes);
-    guarded_buffer<T> input(sizes, tensorops_test::random_strides(rng, sizes, in_kind), rng.uniform<std::size_t>(0, 7));
+    guarded_buffer<T> input(sizes, input_strides, rng.uniform<std::size_t>(0, 7));
     guarded_buffer<T> output(out_sizes, tensorops_test::random_strides(rng, out_sizes, out_kind), rng.uniform<std::size_t>(0, 7));
     std::vector<T> values(ref::dense<int>::element_count(sizes));
     for (auto& x : values) x = random_input<T>(rng, f);
@@ -137,6 +138,13 @@ void check_reduce(test_rng& rng, reduce_function f, const std::vector<std::size_
                                 << " ± " << static_cast<double>(bound) << " (n = " << n << ")");
         }
     }
+}
+
+/// check_reduce with the input laid out as `in_kind`.
+template <class T>
+void check_reduce(test_rng& rng, reduce_function f, const std::vector<std::size_t>& sizes, const std::vector<std::size_t>& axes,
+                  tensorops_test::layout_kind in_kind, tensorops_test::layout_kind out_kind) {
+    check_reduce<T>(rng, f, sizes, axes, tensorops_test::random_strides(rng, sizes, in_kind), out_kind);
 }
 
 template <class T>

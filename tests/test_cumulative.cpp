@@ -4,6 +4,8 @@
 // error rule.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -110,6 +112,22 @@ void check_random_case(test_rng& rng, operation op, axis_direction direction, bo
     }
 }
 
+// The first element of `actual` that differs from `expected` (integers: at all; floats: by more than its bound), or
+// actual.size() when none does. (Out of line: inlined into the test below, GCC 12 reports a false
+// -Wfree-nonheap-object on a vector there.)
+template <class T, class W>
+[[gnu::noinline]] std::size_t first_difference(const std::vector<T>& actual, const std::vector<W>& expected,
+                                               const std::vector<long double>& bounds) {
+    for (std::size_t i = 0; i < actual.size(); ++i) {
+        if constexpr (std::is_integral_v<T>) {
+            if (actual[i] != expected[i]) return i;
+        } else {
+            if (!(std::fabs(ref::widen(actual[i]) - expected[i]) <= bounds[i])) return i;
+        }
+    }
+    return actual.size();
+}
+
 }  // namespace
 
 TEST_CASE("cumulative: the DirectML page examples") {
@@ -172,9 +190,14 @@ TEMPLATE_LIST_TEST_CASE("cumulative: every line length around the vector width, 
     INFO(rng.describe());
     const std::size_t width = simd::lanes<T>;
     for (std::size_t n = 1; n <= 4 * width + 3; ++n) {
-        for (int layout = 0; layout < 2; ++layout) {
-            // layout 0: the axis is contiguous ([3, n], axis 1); layout 1: across rows ([n, width + 3], axis 0).
-            const std::vector<std::size_t> sizes = layout == 0 ? std::vector<std::size_t>{3, n} : std::vector<std::size_t>{n, width + 3};
+        for (int layout = 0; layout < 3; ++layout) {
+            // layout 0: the axis is contiguous ([3, n], axis 1); layouts 1 and 2: across rows ([n, width + 3] and
+            // [n, 5 · width + 3], axis 0: register tiles of 4 and 1 vectors and scalar columns while the tensor is
+            // within the register-tile limit, then row groups of 4 and single rows).
+            const std::array<std::size_t, 2> shape = layout == 0   ? std::array<std::size_t, 2>{3, n}
+                                                     : layout == 1 ? std::array<std::size_t, 2>{n, width + 3}
+                                                                   : std::array<std::size_t, 2>{n, 5 * width + 3};
+            const std::vector<std::size_t> sizes(shape.begin(), shape.end());
             const std::size_t axis = layout == 0 ? 1 : 0;
             for (operation op : {operation::sum, operation::product})
                 for (axis_direction direction : {axis_direction::increasing, axis_direction::decreasing})
@@ -189,14 +212,17 @@ TEMPLATE_LIST_TEST_CASE("cumulative: every line length around the vector width, 
                         INFO("n " << n << " layout " << layout << " exclusive " << exclusive);
                         REQUIRE(output.untouched_outside_view());
                         const auto actual = output.values();
-                        for (std::size_t i = 0; i < actual.size(); ++i) {
-                            if constexpr (std::is_integral_v<T>) {
-                                REQUIRE(actual[i] == expected.values[i]);
-                            } else {
-                                const long double bound = tolerance<T>(op, n, op == operation::sum ? 1.0L * static_cast<long double>(n) : 8.0L);
-                                REQUIRE(std::fabs(ref::widen(actual[i]) - expected.values[i]) <= bound);
-                            }
-                        }
+                        // Bound per element: the same scan over |x| (sums) or the running product of |x|.
+                        std::vector<long double> absolute(values.size());
+                        for (std::size_t i = 0; i < values.size(); ++i) absolute[i] = std::fabs(ref::widen(values[i]));
+                        const auto magnitude = ref::cumulative(ref::dense<long double>(sizes, absolute), axis,
+                                                               direction == axis_direction::decreasing, exclusive, op);
+                        std::vector<long double> bounds(values.size());
+                        for (std::size_t i = 0; i < values.size(); ++i) bounds[i] = tolerance<T>(op, sizes[axis], magnitude.values[i]);
+                        const std::size_t first_wrong = first_difference(actual, expected.values, bounds);
+                        INFO("op " << (op == operation::sum ? "sum" : "product") << (direction == axis_direction::decreasing ? " decreasing" : "")
+                                   << "; first wrong element " << first_wrong << " of " << actual.size());
+                        REQUIRE(first_wrong == actual.size());
                     }
         }
     }
@@ -225,6 +251,61 @@ TEMPLATE_LIST_TEST_CASE("cumulative: in place (output is exactly the input)", ""
         INFO(tensorops_test::describe_layout(sizes, buffer.strides()) << " axis " << options.axis);
         for (std::size_t i = 0; i < in_place.size(); ++i) REQUIRE(tensorops_test::same_bits(in_place[i], out_of_place[i]));
         REQUIRE(buffer.untouched_outside_view());
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("cumulative: outer axis beyond the register-tile limit (row-streaming kernels), in place and not", "",
+                        tensorops_test::builtin_types) {
+    using T = TestType;
+    test_rng rng(std::string("cumulative streaming rows ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    // Rows wider than every column block (8 KiB of carried-by-output, 4 KiB of carry buffer) with a ragged tail,
+    // and enough of them that input + output exceed the register-tile limit: the streaming kernels run.
+    const std::size_t m = 8192 / sizeof(accumulator_t<T>) + simd::lanes<T> + 3;
+    const std::size_t n = std::max<std::size_t>(11, detail::register_tile_limit / (2 * m * sizeof(T)) + 2);  // groups of 4 + 3
+    const std::vector<std::size_t> sizes{n, m};
+    struct variant {
+        operation op;
+        axis_direction direction;
+        bool exclusive, in_place;
+    };
+    const variant variants[] = {{operation::sum, axis_direction::increasing, false, false},
+                                {operation::sum, axis_direction::increasing, true, true},
+                                {operation::product, axis_direction::decreasing, true, false},
+                                {operation::sum, axis_direction::decreasing, false, true},
+                                {operation::product, axis_direction::increasing, false, true}};
+    for (const variant& v : variants) {
+        std::vector<T> values(n * m);
+        for (auto& x : values) x = random_input<T>(rng, v.op);
+        guarded_buffer<T> input(sizes, tensorops_test::random_strides(rng, sizes, tensorops_test::layout_kind::packed), 1);
+        guarded_buffer<T> separate(sizes, input.strides());
+        input.assign(values);
+        const scan_options options{0, v.direction, v.exclusive};
+        if (v.in_place) run<T>(v.op, input.const_view(), input.view(), options);
+        else run<T>(v.op, input.const_view(), separate.view(), options);
+        const auto expected = ref::cumulative(ref::dense<T>(sizes, values), 0, v.direction == axis_direction::decreasing, v.exclusive, v.op);
+        const auto actual = v.in_place ? input.values() : separate.values();
+        std::vector<long double> absolute(values.size());
+        for (std::size_t i = 0; i < values.size(); ++i) absolute[i] = std::fabs(ref::widen(values[i]));
+        const auto magnitude = ref::cumulative(ref::dense<long double>(sizes, absolute), 0, v.direction == axis_direction::decreasing,
+                                               v.exclusive, v.op);
+        INFO("[" << n << ", " << m << "] exclusive " << v.exclusive << " in place " << v.in_place);
+        REQUIRE(input.untouched_outside_view());
+        REQUIRE(separate.untouched_outside_view());
+        std::size_t failures = 0;
+        for (std::size_t i = 0; i < actual.size() && failures < 5; ++i) {
+            bool good;
+            if constexpr (std::is_integral_v<T>) {
+                good = actual[i] == expected.values[i];
+            } else {
+                good = std::fabs(ref::widen(actual[i]) - expected.values[i]) <= tolerance<T>(v.op, n, magnitude.values[i]);
+            }
+            if (!good) {
+                ++failures;
+                FAIL_CHECK("element " << i << ": got " << static_cast<double>(ref::widen(actual[i])) << ", expected "
+                                      << static_cast<double>(expected.values[i]));
+            }
+        }
     }
 }
 

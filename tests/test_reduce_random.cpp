@@ -34,21 +34,31 @@ TEMPLATE_LIST_TEST_CASE("reduce: random shapes, axes and layouts against the ref
 
 
 // The outer kernel streams whole rows into rows of accumulators: rows wider than its panel are cut (panels of
-// 2048–8192 lanes, a partial vector at the end), float sums climb a three-level cascade every 128 rows and every
-// 128 blocks, log-sum-exp and argmax work in blocks of 64 rows. Shapes past each of those edges, for every function.
+// 2048–8192 lanes, a partial vector at the end), narrow rows that lie back to back are fused into wide ones (with
+// single rows left over), float sums climb a three-level cascade every 128 rows and every 128 blocks,
+// log-sum-exp works in blocks of 64 rows, argmax/argmin in groups of 4. Shapes past each of those edges, for every
+// function; the last case has narrow rows that are not adjacent (a row stride of 10 for 9 lanes), so 17000 single
+// rows reach the cascade's top level.
 TEMPLATE_LIST_TEST_CASE("reduce: outer layout past the panel width, the cascade levels and the row blocks", "",
                         tensorops_test::builtin_types) {
     using T = TestType;
     test_rng rng(std::string("reduce outer edges ") + std::string(tensorops_test::type_name<T>()));
     INFO(rng.describe());
     using tensorops_test::layout_kind;
-    const std::vector<std::vector<std::size_t>> shapes{{3, 8195}, {2, 3, 16411}, {17000, 9}, {131, 37}, {64, 40}, {65, 40}};
-    for (const auto& sizes : shapes) {
+    struct edge_case {
+        std::vector<std::size_t> sizes, axes;
+        std::vector<std::ptrdiff_t> strides;  // empty: packed
+    };
+    const std::vector<edge_case> cases{{{3, 8195}, {0}, {}},   {{2, 3, 16411}, {0, 1}, {}}, {{17000, 9}, {0}, {}},
+                                       {{131, 37}, {0}, {}},   {{64, 40}, {0}, {}},         {{65, 40}, {0}, {}},
+                                       {{1001, 300}, {0}, {}}, {{17000, 9}, {0}, {10, 1}}};
+    for (const edge_case& c : cases) {
+        const auto& sizes = c.sizes;
         for (reduce_function f : value_functions) {
             if (std::is_integral_v<T> && !integer_capable(f)) continue;
             INFO("shape " << sizes[0] << " x " << sizes[1] << (sizes.size() == 3 ? " x " + std::to_string(sizes[2]) : std::string()));
-            const std::vector<std::size_t> axes = sizes.size() == 3 ? std::vector<std::size_t>{0, 1} : std::vector<std::size_t>{0};
-            check_reduce<T>(rng, f, sizes, axes, layout_kind::packed, layout_kind::packed);
+            const auto strides = c.strides.empty() ? tensorops_test::random_strides(rng, sizes, layout_kind::packed) : c.strides;
+            check_reduce<T>(rng, f, sizes, c.axes, strides, layout_kind::packed);
         }
     }
 }

@@ -9,7 +9,7 @@
 //            is found with vector max/min (NaN-propagating), blocks are compared as scalars, and only the
 //            winning block is searched again for the position — one pass over memory, plus one block;
 //   outer    (a kept dimension is contiguous, lanes of 32 or 64 bits): per lane, the best value and its flat
-//            index, updated with compares and selects while the walk goes over the group; no search;
+//            index, compared with the extreme of every four rows and updated (with selects) only where it changes;
 //   strided  every other case, user types and 8/16-bit lanes in the outer layout: scalar, ties broken by
 //            flat index, so it does not depend on the walk order.
 #pragma once
@@ -170,17 +170,16 @@ void arg_reduce_inner(const T* input, I* output, const reduce_nests<3>& parts) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Outer: per column, the best value and its flat index, a block of rows at a time.
+// Outer: per column, the best value and its flat index, four rows at a time.
 //
 // Algorithm. A "row" is the stretch of the contiguous kept dimension at one element of the group; rows are
-// taken in walk order (increasing flat index) in blocks of arg_block_rows. For a block: the lane-wise extreme
-// of its rows (the row-streaming max/min of the reduce kernels, one cheap pass from memory); then, only in the
-// vectors where some lane's block extreme replaces the running best (`replaces`, lane-wise), the block's rows
-// are read again — from cache — to find that lane's first (Last: last) occurrence. On most data the running
-// best soon stops changing and the second look is rare; on adversarial data (increasing rows, or many ties
-// with Last) every block is read twice, the second time from L2.
-
-inline constexpr std::size_t arg_block_rows = 64;
+// taken in walk order (increasing flat index) four at a time (the last group may hold fewer). For each vector
+// of columns: the lane-wise extreme of the four rows, in registers (NaN-propagating max/min), is compared with
+// the running best (`replaces`, lane-wise); only when some lane is replaced are the four rows, still in
+// registers, looked at again to find that lane's first (Last: last) occurrence, and the best value and index
+// stored. On most data the running best soon stops changing: per four rows and vector that is four loads,
+// three max/min, one load of the best and a compare, and no store — less than the plain MAX kernel, which
+// stores its accumulator. On adversarial data (increasing rows, or many ties with Last) every group stores.
 
 /// Lanes where `candidate` (met later in the walk) replaces `best` — `replaces`, lane-wise.
 template <bool Maximum, bool Last, class P>
@@ -193,53 +192,68 @@ template <bool Maximum, bool Last, class P>
     return better;
 }
 
+/// A row of the group and its flat index.
+template <class T>
+struct indexed_row {
+    const T* row;
+    std::ptrdiff_t index;
+};
+
+/// The running best (value, flat index) of `width` columns against N more rows, in walk order (see above).
+/// `first`: there is no running best yet, the rows' extreme and its position become it.
+template <std::size_t N, bool Maximum, bool Last, class T, class C, class L>
+void arg_update_rows(const std::array<indexed_row<T>, N> rows, C* best, L* best_index, std::size_t width, bool first) {
+    using P = simd::pack<T>;
+    using Q = simd::lane_index_pack<P>;
+    const extreme_reduction<T, Maximum> extreme;
+    for_each_row_vector<T>(width, [&](std::size_t j, const auto& load, const auto& store) {
+        std::array<P, N> v;
+        iter::unrolled<N>([&](auto k) { v[k] = load(rows[k].row + j); });
+        P candidate = v[0];
+        iter::unrolled<N - 1>([&](auto k) { candidate = extreme.combine_lanes(candidate, v[k + 1]); });
+        const P current = first ? candidate : P(load(best + j));
+        const auto replace = first ? simd::mask_of<P>(true) : replaces_lanes<Maximum, Last>(candidate, current);
+        if (!simd::any(replace)) [[likely]]
+            return;
+        // The rows in walk order (Last: backwards): the first that holds a lane's extreme gives its index.
+        const auto candidate_nan = simd::is_nan(candidate);
+        auto missing = replace;
+        Q found_index(L(0));
+        iter::unrolled<N>([&](auto k) {
+            constexpr std::size_t r = Last ? N - 1 - k : k;
+            const auto hit = missing & matches(v[r], candidate, candidate_nan);
+            found_index = simd::select_lanes<P>(hit, Q(static_cast<L>(rows[r].index)), found_index);
+            missing = missing & !hit;
+        });
+        store(best + j, simd::select(replace, candidate, current));
+        store(best_index + j, simd::select_lanes<P>(replace, found_index, first ? found_index : Q(load(best_index + j))));
+    });
+}
+
 template <bool Maximum, bool Last, class T, class I>
 void arg_reduce_rows(const T* x, I* y, std::size_t width, const iter::loop_nest<3>& group, std::ptrdiff_t index_base) {
     using P = simd::pack<T>;
-    using Q = simd::lane_index_pack<P>;
     using C = simd::compute_t<T>;
-    using index_lane = typename Q::value_type;
-    struct row_at {
-        const T* row;
-        std::ptrdiff_t index;
-    };
-    const extreme_reduction<T, Maximum> extreme;
-    accumulator_rows<C, 2, outer_row_budget / 2> values;  // 0: running best, 1: block extreme
+    using index_lane = typename simd::lane_index_pack<P>::value_type;
+    accumulator_rows<C, 1, outer_row_budget / 2> values;  // the running best
     accumulator_rows<index_lane, 1, outer_row_budget / 2> indices;
     constexpr std::size_t panel = std::min(values.panel, indices.panel);
-    std::array<row_at, arg_block_rows> block;
+    std::array<indexed_row<T>, 4> pending_rows;
     for (std::size_t start = 0; start < width; start += panel) {
         const std::size_t w = std::min(panel, width - start);
         C* best = values.row(0);
-        C* block_extreme = values.row(1);
         index_lane* best_index = indices.row(0);
-        bool first_block = true;
+        bool first = true;
         std::size_t pending = 0;
         const auto flush = [&] {
-            fill_row(block_extreme, w, static_cast<C>(extreme.identity()));
-            std::size_t i = 0;
-            for (; i + 4 <= pending; i += 4)
-                fold_rows<4, T>({block[i].row, block[i + 1].row, block[i + 2].row, block[i + 3].row}, block_extreme, nullptr, w, extreme);
-            for (; i < pending; ++i) fold_rows<1, T>({block[i].row}, block_extreme, nullptr, w, extreme);
-            for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
-                const P candidate = load(block_extreme + j);
-                const P current = first_block ? candidate : load(best + j);
-                const auto replace = first_block ? simd::mask_of<P>(true) : replaces_lanes<Maximum, Last>(candidate, current);
-                if (!simd::any(replace)) return;
-                // The rows of this block, in walk order (Last: backwards), until every replaced lane is found.
-                const auto candidate_nan = simd::is_nan(candidate);
-                auto missing = replace;
-                Q found_index(index_lane(0));
-                for (std::size_t k = 0; k < pending && simd::any(missing); ++k) {
-                    const row_at& r = block[Last ? pending - 1 - k : k];
-                    const auto hit = missing & matches(P(load(r.row + j)), candidate, candidate_nan);
-                    found_index = simd::select_lanes<P>(hit, Q(static_cast<index_lane>(r.index)), found_index);
-                    missing = missing & !hit;
-                }
-                store(best + j, simd::select(replace, candidate, current));
-                store(best_index + j, simd::select_lanes<P>(replace, found_index, first_block ? found_index : Q(load(best_index + j))));
-            });
-            first_block = false;
+            const auto& r = pending_rows;
+            switch (pending) {
+                case 4: arg_update_rows<4, Maximum, Last, T>({r[0], r[1], r[2], r[3]}, best, best_index, w, first); break;
+                case 3: arg_update_rows<3, Maximum, Last, T>({r[0], r[1], r[2]}, best, best_index, w, first); break;
+                case 2: arg_update_rows<2, Maximum, Last, T>({r[0], r[1]}, best, best_index, w, first); break;
+                default: arg_update_rows<1, Maximum, Last, T>({r[0]}, best, best_index, w, first); break;
+            }
+            first = false;
             pending = 0;
         };
         const std::size_t last = group.rank - 1;
@@ -247,8 +261,8 @@ void arg_reduce_rows(const T* x, I* y, std::size_t width, const iter::loop_nest<
             const T* row = x + start + line[1];
             std::ptrdiff_t index = index_base + line[2];
             for (std::size_t i = 0; i < group.sizes[last]; ++i, row += group.strides[1][last], index += group.strides[2][last]) {
-                block[pending] = {row, index};
-                if (++pending == arg_block_rows) flush();
+                pending_rows[pending] = {row, index};
+                if (++pending == pending_rows.size()) flush();
             }
         });
         if (pending != 0) flush();
