@@ -35,6 +35,14 @@ wide_t<T> widen(const T& value) {
     else return value;
 }
 
+/// Rounds a reference-domain value back to T (float16 through double, since float16 has no long double
+/// constructor: a sum or product of two halves is exact in double, so this is one rounding).
+template <class T>
+T narrow(const wide_t<T>& value) {
+    if constexpr (std::is_same_v<T, float16>) return T(static_cast<double>(value));
+    else return static_cast<T>(value);
+}
+
 /// A dense row-major tensor.
 template <class V>
 struct dense {
@@ -344,10 +352,10 @@ dense<T> scatter_nd(const dense<T>& input, const dense<I>& indices, const dense<
             const wide_t<T> a = widen(destination), b = widen(update);
             switch (mode) {
                 case scatter_mode::none: destination = update; break;
-                case scatter_mode::add: destination = static_cast<T>(add<T>(a, b)); break;
-                case scatter_mode::multiply: destination = static_cast<T>(multiply<T>(a, b)); break;
-                case scatter_mode::max: destination = static_cast<T>(max_of(a, b)); break;
-                case scatter_mode::min: destination = static_cast<T>(min_of(a, b)); break;
+                case scatter_mode::add: destination = narrow<T>(add<T>(a, b)); break;
+                case scatter_mode::multiply: destination = narrow<T>(multiply<T>(a, b)); break;
+                case scatter_mode::max: destination = narrow<T>(max_of(a, b)); break;
+                case scatter_mode::min: destination = narrow<T>(min_of(a, b)); break;
             }
         });
         ++tuple_number;

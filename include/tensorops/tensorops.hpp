@@ -3,7 +3,7 @@
 // Element types: float16 (core/float16.hpp) and the concepts and identities of core/element.hpp.
 // Views: tensor_view<T> (core/tensor_view.hpp). Errors: tensorops::error (core/error.hpp).
 // Operators: cumulative_sum, cumulative_product, cumulative_scan (ops/cumulative.hpp); reduce, argmax,
-// argmin (ops/reduce.hpp); scatter-ND arrives in ops/ and is included here when it lands.
+// argmin (ops/reduce.hpp); scatter_nd with its reduction modes (ops/scatter.hpp); gather_nd (ops/gather.hpp).
 #pragma once
 
 #include "core/element.hpp"
@@ -11,4 +11,6 @@
 #include "core/float16.hpp"
 #include "core/tensor_view.hpp"
 #include "ops/cumulative.hpp"
+#include "ops/gather.hpp"
 #include "ops/reduce.hpp"
+#include "ops/scatter.hpp"

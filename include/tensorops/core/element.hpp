@@ -35,6 +35,13 @@ concept builtin_floating = std::same_as<T, double> || std::same_as<T, float> || 
 template <class T>
 concept builtin_element = fixed_width_integer<T> || builtin_floating<T>;
 
+/// The element types of an index tensor — DirectML's INT32, INT64, UINT32 and UINT64: the output of
+/// argmax / argmin and the `indices` of gather_nd and scatter_nd (where signed coordinates may count from
+/// the end of a dimension: −1 is the last index).
+template <class I>
+concept index_element = std::same_as<I, std::int32_t> || std::same_as<I, std::int64_t> ||
+                        std::same_as<I, std::uint32_t> || std::same_as<I, std::uint64_t>;
+
 // ---------------------------------------------------------------------------------------------
 // Identities (customisation point).
 

@@ -25,11 +25,6 @@ namespace tensorops {
 /// The reduce functions, in DML_REDUCE_FUNCTION order (ARGMAX = 0 … SUM_SQUARE = 11).
 enum class reduce_function { argmax, argmin, average, l1, l2, log_sum, log_sum_exp, max, min, multiply, sum, sum_square };
 
-/// The element types an argmax / argmin output may have.
-template <class I>
-concept index_element = std::same_as<I, std::int32_t> || std::same_as<I, std::int64_t> || std::same_as<I, std::uint32_t> ||
-                        std::same_as<I, std::uint64_t>;
-
 namespace detail {
 
 inline std::string_view function_name(reduce_function function) {
