@@ -73,7 +73,7 @@ struct tally {
         const bool same = got == expected;
         ++total;
         matched += same ? 1 : 0;
-        std::printf("  %-30s  computed %-30s  page %-30s  %s\n", parameters.c_str(), format(got, sizes).c_str(), format(expected, sizes).c_str(),
+        std::printf("  %-30s  computed %-44s  page %-44s  %s\n", parameters.c_str(), format(got, sizes).c_str(), format(expected, sizes).c_str(),
                     same ? "match" : "MISMATCH");
     }
 };

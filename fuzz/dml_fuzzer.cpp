@@ -56,10 +56,20 @@ void print_outcomes() {
 // ---------------------------------------------------------------------------------------------
 // Reading the input
 
+/// The input as a stream of decisions. Past its end the stream goes on with pseudo-random bytes seeded by the
+/// input (xorshift), so a short input still decodes to a complete call, and the same input always to the same one.
 class reader {
 public:
-    reader(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
-    std::uint8_t byte() { return position_ < size_ ? data_[position_++] : 0; }
+    reader(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {
+        for (std::size_t i = 0; i < size; ++i) state_ = (state_ ^ data[i]) * 0x100000001b3ull;
+    }
+    std::uint8_t byte() {
+        if (position_ < size_) return data_[position_++];
+        state_ ^= state_ << 13;
+        state_ ^= state_ >> 7;
+        state_ ^= state_ << 17;
+        return static_cast<std::uint8_t>(state_ >> 56);
+    }
     std::uint32_t below(std::uint32_t bound) { return bound == 0 ? 0 : byte() % bound; }  // [0, bound)
     bool chance(std::uint8_t in_256) { return byte() < in_256; }
     std::uint32_t word() {
@@ -76,6 +86,7 @@ private:
     const std::uint8_t* data_;
     std::size_t size_;
     std::size_t position_ = 0;
+    std::uint64_t state_ = 0xcbf29ce484222325ull;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -187,18 +198,31 @@ void fill_values(reader& in, fuzz_tensor& t, value_class kind) {
     }
 }
 
+/// Writes index values through the indices descriptor's layout (when it is sane enough to follow): coordinate c of
+/// each tuple in [−extent, extent) (signed) or [0, extent) (unsigned) of input dimension c, rarely anything at all.
 template <class I>
-void fill_indices(reader& in, fuzz_tensor& t, const std::uint32_t* extents, std::uint32_t k) {
-    if (!t.allocated) return;
-    const std::size_t count = t.memory.bytes / sizeof(I);
-    for (std::size_t i = 0; i < count; ++i) {
-        const std::int64_t extent = k == 0 ? 1 : extents[i % k];
-        std::int64_t value = static_cast<std::int64_t>(in.below(static_cast<std::uint32_t>(2 * extent + 1))) - extent;  // [−extent, extent]
-        if constexpr (std::is_unsigned_v<I>) value = value < 0 ? -value : value;
-        if (in.chance(3)) value = static_cast<std::int64_t>(in.word()) - 0x80000000LL;
-        const I index = static_cast<I>(value);
-        if (reinterpret_cast<std::uintptr_t>(t.memory.data) % alignof(I) == 0) std::memcpy(t.memory.data + i * sizeof(I), &index, sizeof(I));
+void fill_indices(reader& in, fuzz_tensor& t, const std::uint32_t* extents, std::uint32_t rank) {
+    if (!t.allocated || t.desc.sizes != t.sizes || t.desc.dimension_count != rank || reinterpret_cast<std::uintptr_t>(t.memory.data) % alignof(I) != 0 ||
+        element_count(t.sizes, rank) > 4 * max_elements)
+        return;  // the call is rejected anyway; the buffer keeps its bytes
+    std::vector<std::size_t> sizes(t.sizes, t.sizes + rank);
+    std::uint64_t packed = 1;
+    std::vector<std::uint64_t> strides(rank);
+    for (std::uint32_t d = rank; d-- > 0;) {
+        strides[d] = t.desc.strides ? t.desc.strides[d] : packed;
+        packed *= t.sizes[d];
     }
+    ref::for_each_index(sizes, [&](const std::vector<std::size_t>& index) {
+        std::uint64_t offset = 0;
+        for (std::uint32_t d = 0; d < rank; ++d) offset += index[d] * strides[d];
+        if ((offset + 1) * sizeof(I) > t.memory.bytes) return;
+        const std::int64_t extent = std::max<std::uint32_t>(extents[index[rank - 1]], 1);
+        std::int64_t value = static_cast<std::int64_t>(in.below(static_cast<std::uint32_t>(std::min<std::int64_t>(extent, 1 << 20))));
+        if (std::is_signed_v<I> && in.chance(64)) value -= extent;
+        if (in.chance(2)) value = static_cast<std::int64_t>(in.word()) - 0x80000000LL;  // usually out of range
+        const I index_value = static_cast<I>(value);
+        std::memcpy(t.memory.data + offset * sizeof(I), &index_value, sizeof(I));
+    });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -359,7 +383,7 @@ void fuzz_reduce(reader& in, tensor_data_type type, int which) {  // which: 0 re
     fuzz_tensor x, y;
     const std::uint32_t rank = 1 + in.below(8);
     random_sizes(in, x.sizes, rank);
-    std::uint32_t axes[10];
+    std::uint32_t axes[10] = {};
     std::uint32_t axis_count = 0;
     bool reduced[8] = {};
     for (std::uint32_t d = 0; d < rank; ++d)
@@ -461,7 +485,7 @@ void fuzz_scatter(reader& in, tensor_data_type type) {
         fill_values<T>(in, input, value_class::ordering);
         fill_values<T>(in, updates, value_class::ordering);
         const auto run_with = [&]<class I>(std::type_identity<I>) {
-            fill_indices<I>(in, indices, input.sizes + (rank - m0), k);
+            fill_indices<I>(in, indices, input.sizes + (rank - m0), rank);
             const std::vector<std::uint8_t> before = snapshot(out);
             std::optional<ref::dense<T>> source;
             if (valid && aligned(input, alignof(T))) source = read<T>(input, rank - m);  // before the call: in place overwrites it

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include <tensorops/tensorops.hpp>
@@ -40,6 +41,41 @@ struct reduce_case {
 };
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// The vocabulary
+
+TEST_CASE("dml: data types, reduce functions and axis directions have DirectML's numeric values") {
+    STATIC_REQUIRE(static_cast<std::uint32_t>(type::unknown) == 0);
+    STATIC_REQUIRE(static_cast<std::uint32_t>(type::float32) == 1);
+    STATIC_REQUIRE(static_cast<std::uint32_t>(type::float16) == 2);
+    STATIC_REQUIRE(static_cast<std::uint32_t>(type::uint32) == 3);
+    STATIC_REQUIRE(static_cast<std::uint32_t>(type::uint16) == 4);
+    STATIC_REQUIRE(static_cast<std::uint32_t>(type::uint8) == 5);
+    STATIC_REQUIRE(static_cast<std::uint32_t>(type::int32) == 6);
+    STATIC_REQUIRE(static_cast<std::uint32_t>(type::int16) == 7);
+    STATIC_REQUIRE(static_cast<std::uint32_t>(type::int8) == 8);
+    STATIC_REQUIRE(static_cast<std::uint32_t>(type::float64) == 9);
+    STATIC_REQUIRE(static_cast<std::uint32_t>(type::uint64) == 10);
+    STATIC_REQUIRE(static_cast<std::uint32_t>(type::int64) == 11);
+    STATIC_REQUIRE(static_cast<int>(reduce_function::argmax) == 0);
+    STATIC_REQUIRE(static_cast<int>(reduce_function::sum_square) == 11);
+    STATIC_REQUIRE(static_cast<int>(axis_direction::decreasing) == 1);
+    STATIC_REQUIRE(sizeof(tensor_data_type) == 4);
+    const std::uint32_t sizes[] = {0, 4, 2, 4, 2, 1, 4, 2, 1, 8, 8, 8};
+    for (std::uint32_t t = 0; t < 12; ++t) CHECK(element_size(static_cast<type>(t)) == sizes[t]);
+    CHECK(element_size(static_cast<type>(12)) == 0);
+    CHECK(data_type_name(type::float16) == "FLOAT16");
+    CHECK(data_type_name(static_cast<type>(99)) == "INVALID");
+    STATIC_REQUIRE(data_type_of<tensorops::float16> == type::float16);
+    STATIC_REQUIRE(data_type_of<std::uint64_t> == type::uint64);
+    STATIC_REQUIRE(data_type_of<char> == type::unknown);
+    // One switch maps each data type to its C++ type.
+    for (std::uint32_t t = 1; t < 12; ++t)
+        CHECK(visit_data_type(static_cast<type>(t), []<class T>(std::type_identity<T>) { return data_type_of<T>; }) == static_cast<type>(t));
+    expect_error([] { visit_data_type(type::unknown, []<class T>(std::type_identity<T>) {}); }, "dml", "data_type");
+    expect_error([] { visit_index_type(type::int16, []<class T>(std::type_identity<T>) {}); }, "dml", "data_type");
+}
 
 // ---------------------------------------------------------------------------------------------
 // calc_buffer_tensor_size
