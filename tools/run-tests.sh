@@ -2,8 +2,11 @@
 # Builds and runs every test, in four configurations:
 #   gcc-baseline   g++, -march=x86-64 (SSE2), plus the package-consumption tests
 #   gcc-v3         g++, -march=x86-64-v3 (AVX2, FMA, F16C)
-#   clang-v3-san   clang++, -march=x86-64-v3, AddressSanitizer + UndefinedBehaviorSanitizer
+#   clang-v3-san   clang++, -march=x86-64-v3, AddressSanitizer + UndefinedBehaviorSanitizer, plus the libFuzzer
+#                  target of tensorops::dml and a one-minute run of it (the test dml_fuzz, seed corpus fuzz/corpus)
 #   gcc-scalar-san g++, -march=x86-64, xsimd disabled (scalar paths), AddressSanitizer + UndefinedBehaviorSanitizer
+# The examples (the demo and custom_type) are built and run as tests in gcc-v3 and clang-v3-san; the other
+# configurations skip them (each instantiates the whole dml layer again: minutes of compile time for no new path).
 # and, on a CPU with AVX-512 (F, BW, DQ, VL), a fifth:
 #   gcc-v4         g++, -march=x86-64-v4 (512-bit registers)
 # Usage: tools/run-tests.sh [configuration ...]   (default: all of the above)
@@ -25,12 +28,16 @@ sanitized=(-DCMAKE_BUILD_TYPE= -DTENSOROPS_SANITIZE=ON)
 # Sets `args` to the CMake arguments of configuration $1.
 configure_args() {
   case "$1" in
-    gcc-baseline)   args=(-DCMAKE_CXX_COMPILER=g++ "${release[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64" -DTENSOROPS_PACKAGE_TESTS=ON) ;;
-    gcc-v3)         args=(-DCMAKE_CXX_COMPILER=g++ "${release[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3") ;;
-    clang-v3-san)   args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O1") ;;
-    gcc-scalar-san) args=(-DCMAKE_CXX_COMPILER=g++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64 -O1" -DTENSOROPS_USE_XSIMD=OFF) ;;
+    gcc-baseline)   args=(-DCMAKE_CXX_COMPILER=g++ "${release[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64" -DTENSOROPS_PACKAGE_TESTS=ON
+                          -DTENSOROPS_BUILD_EXAMPLES=OFF) ;;
+    gcc-v3)         args=(-DCMAKE_CXX_COMPILER=g++ "${release[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3" -DTENSOROPS_BUILD_EXAMPLES=ON) ;;
+    clang-v3-san)   args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O1" -DTENSOROPS_BUILD_EXAMPLES=ON
+                          -DTENSOROPS_BUILD_FUZZER=ON) ;;
+    gcc-scalar-san) args=(-DCMAKE_CXX_COMPILER=g++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64 -O1" -DTENSOROPS_USE_XSIMD=OFF
+                          -DTENSOROPS_BUILD_EXAMPLES=OFF) ;;
     # GCC 12 warns of uninitialised values inside its own avx512fintrin.h (_mm512_undefined_*): not ours.
-    gcc-v4)         args=(-DCMAKE_CXX_COMPILER=g++ "${release[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v4 -Wno-uninitialized -Wno-maybe-uninitialized") ;;
+    gcc-v4)         args=(-DCMAKE_CXX_COMPILER=g++ "${release[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v4 -Wno-uninitialized -Wno-maybe-uninitialized"
+                          -DTENSOROPS_BUILD_EXAMPLES=OFF) ;;
     *) echo "unknown configuration '$1'" >&2; exit 2 ;;
   esac
 }

@@ -4,12 +4,17 @@
 // Views: tensor_view<T> (core/tensor_view.hpp). Errors: tensorops::error (core/error.hpp).
 // Operators: cumulative_sum, cumulative_product, cumulative_scan (ops/cumulative.hpp); reduce, argmax,
 // argmin (ops/reduce.hpp); scatter_nd with its reduction modes (ops/scatter.hpp); gather_nd (ops/gather.hpp).
+// Runtime-typed layer: tensorops::dml — DirectML's data types and descriptors, calc_buffer_tensor_size, validate
+// and execute (dml/descriptors.hpp, dml/validate.hpp, dml/execute.hpp).
 #pragma once
 
 #include "core/element.hpp"
 #include "core/error.hpp"
 #include "core/float16.hpp"
 #include "core/tensor_view.hpp"
+#include "dml/descriptors.hpp"
+#include "dml/execute.hpp"
+#include "dml/validate.hpp"
 #include "ops/cumulative.hpp"
 #include "ops/gather.hpp"
 #include "ops/reduce.hpp"

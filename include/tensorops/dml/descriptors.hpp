@@ -1,0 +1,235 @@
+// tensorops/dml/descriptors.hpp — the runtime-typed vocabulary of tensorops::dml: DirectML's data-type enum
+// (same numeric values), its buffer tensor and operator descriptors field for field (snake_case), and the one
+// place where a run-time data type becomes a C++ type (visit_data_type / visit_index_type).
+//
+// The structures are plain aggregates: they hold pointers the caller owns (sizes, strides, axes, the nested
+// descriptors) and are only read, never retained, by the functions that take them. Every field has a default,
+// so designated initialisers may leave the optional ones out.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "../core/error.hpp"
+#include "../core/float16.hpp"
+#include "../ops/arguments.hpp"
+#include "../ops/reduce.hpp"
+
+namespace tensorops::dml {
+
+// ---------------------------------------------------------------------------------------------
+// Data types.
+
+/// DML_TENSOR_DATA_TYPE, with DirectML's numeric values. `unknown` (0) and any value above int64 (11) are
+/// invalid in every descriptor.
+enum class tensor_data_type : std::uint32_t {
+    unknown = 0,
+    float32 = 1,
+    float16 = 2,
+    uint32 = 3,
+    uint16 = 4,
+    uint8 = 5,
+    int32 = 6,
+    int16 = 7,
+    int8 = 8,
+    float64 = 9,
+    uint64 = 10,
+    int64 = 11,
+};
+
+/// Number of valid enumerators plus one (the enum's values are 0 … 11).
+inline constexpr std::uint32_t data_type_count = 12;
+
+/// True for float32 … int64; false for `unknown` and for values outside the enum.
+[[nodiscard]] constexpr bool is_known(tensor_data_type type) noexcept {
+    const auto value = static_cast<std::uint32_t>(type);
+    return value >= 1 && value < data_type_count;
+}
+
+/// Size in bytes of one element of `type`; 0 for `unknown` and for values outside the enum.
+[[nodiscard]] constexpr std::uint32_t element_size(tensor_data_type type) noexcept {
+    constexpr std::uint32_t sizes[data_type_count] = {0, 4, 2, 4, 2, 1, 4, 2, 1, 8, 8, 8};
+    return is_known(type) ? sizes[static_cast<std::uint32_t>(type)] : 0;
+}
+
+/// DirectML's name of `type` without the prefix ("FLOAT32", "INT64", …); "UNKNOWN" for 0, "INVALID" beyond 11.
+[[nodiscard]] constexpr std::string_view data_type_name(tensor_data_type type) noexcept {
+    constexpr std::string_view names[data_type_count] = {"UNKNOWN", "FLOAT32", "FLOAT16", "UINT32", "UINT16", "UINT8",
+                                                         "INT32",   "INT16",   "INT8",    "FLOAT64", "UINT64", "INT64"};
+    const auto value = static_cast<std::uint32_t>(type);
+    return value < data_type_count ? names[value] : "INVALID";
+}
+
+/// The data type of a built-in element type (float64/32/16 and the eight fixed-width integers).
+template <class T>
+inline constexpr tensor_data_type data_type_of = [] {
+    if constexpr (std::is_same_v<T, double>) return tensor_data_type::float64;
+    else if constexpr (std::is_same_v<T, float>) return tensor_data_type::float32;
+    else if constexpr (std::is_same_v<T, tensorops::float16>) return tensor_data_type::float16;
+    else if constexpr (std::is_same_v<T, std::int8_t>) return tensor_data_type::int8;
+    else if constexpr (std::is_same_v<T, std::int16_t>) return tensor_data_type::int16;
+    else if constexpr (std::is_same_v<T, std::int32_t>) return tensor_data_type::int32;
+    else if constexpr (std::is_same_v<T, std::int64_t>) return tensor_data_type::int64;
+    else if constexpr (std::is_same_v<T, std::uint8_t>) return tensor_data_type::uint8;
+    else if constexpr (std::is_same_v<T, std::uint16_t>) return tensor_data_type::uint16;
+    else if constexpr (std::is_same_v<T, std::uint32_t>) return tensor_data_type::uint32;
+    else if constexpr (std::is_same_v<T, std::uint64_t>) return tensor_data_type::uint64;
+    else return tensor_data_type::unknown;
+}();
+
+/// A set of data types, one bit per enumerator value.
+class data_type_set {
+public:
+    constexpr data_type_set() noexcept = default;
+    constexpr data_type_set(std::initializer_list<tensor_data_type> types) noexcept {
+        for (tensor_data_type type : types) bits_ |= bit(type);
+    }
+    [[nodiscard]] constexpr bool contains(tensor_data_type type) const noexcept { return is_known(type) && (bits_ & bit(type)) != 0; }
+    [[nodiscard]] constexpr data_type_set operator|(data_type_set other) const noexcept {
+        data_type_set out;
+        out.bits_ = bits_ | other.bits_;
+        return out;
+    }
+    /// "FLOAT32, FLOAT16, …" in enum order.
+    [[nodiscard]] std::string describe() const {
+        std::string text;
+        for (std::uint32_t value = 1; value < data_type_count; ++value)
+            if (bits_ & (1u << value)) text.append(text.empty() ? "" : ", ").append(data_type_name(static_cast<tensor_data_type>(value)));
+        return text.empty() ? std::string("none") : text;
+    }
+
+private:
+    static constexpr std::uint32_t bit(tensor_data_type type) noexcept {
+        return is_known(type) ? 1u << static_cast<std::uint32_t>(type) : 0u;
+    }
+    std::uint32_t bits_ = 0;
+};
+
+namespace types {
+using enum tensor_data_type;
+/// Every known data type.
+inline constexpr data_type_set all{float64, float32, float16, int64, int32, int16, int8, uint64, uint32, uint16, uint8};
+/// The index types of argmax/argmin outputs and scatter-ND indices.
+inline constexpr data_type_set index{int64, int32, uint64, uint32};
+}  // namespace types
+
+// ---------------------------------------------------------------------------------------------
+// Dispatch: run-time data type → C++ type, in one switch each.
+
+/// Calls `visitor(std::type_identity<T>{})` with T the C++ type of `type` (double, float, tensorops::float16,
+/// std::int8_t … std::uint64_t) and returns what it returns. Every branch instantiates the visitor, so it must
+/// compile for all eleven types. Throws tensorops::error (operation "dml", argument "data_type") for `unknown`
+/// or a value outside the enum.
+template <class Visitor>
+decltype(auto) visit_data_type(tensor_data_type type, Visitor&& visitor) {
+    using enum tensor_data_type;
+    switch (type) {
+        case float64: return visitor(std::type_identity<double>{});
+        case float32: return visitor(std::type_identity<float>{});
+        case float16: return visitor(std::type_identity<tensorops::float16>{});
+        case int64: return visitor(std::type_identity<std::int64_t>{});
+        case int32: return visitor(std::type_identity<std::int32_t>{});
+        case int16: return visitor(std::type_identity<std::int16_t>{});
+        case int8: return visitor(std::type_identity<std::int8_t>{});
+        case uint64: return visitor(std::type_identity<std::uint64_t>{});
+        case uint32: return visitor(std::type_identity<std::uint32_t>{});
+        case uint16: return visitor(std::type_identity<std::uint16_t>{});
+        case uint8: return visitor(std::type_identity<std::uint8_t>{});
+        case unknown: break;
+    }
+    throw error("dml", "data_type", "is " + std::to_string(static_cast<std::uint32_t>(type)) + ", not a known tensor_data_type");
+}
+
+/// As visit_data_type, restricted to the four index types (int64, int32, uint64, uint32): the visitor is only
+/// instantiated for those. Throws tensorops::error for any other type.
+template <class Visitor>
+decltype(auto) visit_index_type(tensor_data_type type, Visitor&& visitor) {
+    using enum tensor_data_type;
+    switch (type) {
+        case int64: return visitor(std::type_identity<std::int64_t>{});
+        case int32: return visitor(std::type_identity<std::int32_t>{});
+        case uint64: return visitor(std::type_identity<std::uint64_t>{});
+        case uint32: return visitor(std::type_identity<std::uint32_t>{});
+        default: break;
+    }
+    throw error("dml", "data_type", "is " + std::string(data_type_name(type)) + ", not an index type (INT64, INT32, UINT64, UINT32)");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Descriptors (DML_*_DESC, field for field).
+
+/// DML_BUFFER_TENSOR_DESC. `sizes` (and `strides`, when not null) point to `dimension_count` entries; strides
+/// are in elements; null strides mean packed row-major. `total_tensor_size_in_bytes` is the size of the buffer
+/// bound at execution, which must be at least calc_buffer_tensor_size(*this). `guaranteed_base_offset_alignment`
+/// is 0 (no promise) or a power of two at least the element size that the bound pointer is a multiple of.
+struct buffer_tensor_desc {
+    tensor_data_type data_type = tensor_data_type::unknown;
+    std::uint32_t dimension_count = 0;
+    const std::uint32_t* sizes = nullptr;
+    const std::uint32_t* strides = nullptr;
+    std::uint64_t total_tensor_size_in_bytes = 0;
+    std::uint32_t guaranteed_base_offset_alignment = 0;
+};
+
+/// DML_CUMULATIVE_SUMMATION_OPERATOR_DESC (SEMANTICS.md §1).
+struct cumulative_summation_operator_desc {
+    const buffer_tensor_desc* input_tensor = nullptr;
+    const buffer_tensor_desc* output_tensor = nullptr;
+    std::uint32_t axis = 0;
+    tensorops::axis_direction direction = tensorops::axis_direction::increasing;
+    bool has_exclusive_sum = false;
+};
+
+/// DML_CUMULATIVE_PRODUCT_OPERATOR_DESC (SEMANTICS.md §1).
+struct cumulative_product_operator_desc {
+    const buffer_tensor_desc* input_tensor = nullptr;
+    const buffer_tensor_desc* output_tensor = nullptr;
+    std::uint32_t axis = 0;
+    tensorops::axis_direction direction = tensorops::axis_direction::increasing;
+    bool has_exclusive_product = false;
+};
+
+/// DML_REDUCE_OPERATOR_DESC (SEMANTICS.md §2). `axes` points to `axis_count` entries.
+struct reduce_operator_desc {
+    tensorops::reduce_function function = tensorops::reduce_function::sum;
+    const buffer_tensor_desc* input_tensor = nullptr;
+    const buffer_tensor_desc* output_tensor = nullptr;
+    std::uint32_t axis_count = 0;
+    const std::uint32_t* axes = nullptr;
+};
+
+/// DML_ARGMAX_OPERATOR_DESC: `direction` increasing = index of the first largest, decreasing = the last.
+struct argmax_operator_desc {
+    const buffer_tensor_desc* input_tensor = nullptr;
+    const buffer_tensor_desc* output_tensor = nullptr;
+    std::uint32_t axis_count = 0;
+    const std::uint32_t* axes = nullptr;
+    tensorops::axis_direction direction = tensorops::axis_direction::increasing;
+};
+
+/// DML_ARGMIN_OPERATOR_DESC: as argmax_operator_desc, for the smallest element.
+struct argmin_operator_desc {
+    const buffer_tensor_desc* input_tensor = nullptr;
+    const buffer_tensor_desc* output_tensor = nullptr;
+    std::uint32_t axis_count = 0;
+    const std::uint32_t* axes = nullptr;
+    tensorops::axis_direction direction = tensorops::axis_direction::increasing;
+};
+
+/// DML_SCATTER_ND_OPERATOR_DESC (SEMANTICS.md §3): all four tensors have one rank D; `input_dimension_count` (m)
+/// and `indices_dimension_count` (q) are the meaningful trailing ranks of input and indices, in [1, D].
+struct scatter_nd_operator_desc {
+    const buffer_tensor_desc* input_tensor = nullptr;
+    const buffer_tensor_desc* indices_tensor = nullptr;
+    const buffer_tensor_desc* updates_tensor = nullptr;
+    const buffer_tensor_desc* output_tensor = nullptr;
+    std::uint32_t input_dimension_count = 0;
+    std::uint32_t indices_dimension_count = 0;
+};
+
+}  // namespace tensorops::dml
