@@ -69,27 +69,39 @@ struct custom_scan {
 // ---------------------------------------------------------------------------------------------
 // Strided: one scalar line at a time.
 
+/// One step of a running scan: `store` receives the running value before (Exclusive) or after it is combined with
+/// `value`. Every kernel's element or vector step is this one, so inclusive and exclusive are decided in one place.
+template <bool Exclusive, class Running, class Combine, class Store>
+[[gnu::always_inline]] inline void scan_step(Running& running, const Running& value, const Combine& combine, const Store& store) {
+    if constexpr (Exclusive) {
+        store(running);
+        running = combine(running, value);
+    } else {
+        running = combine(running, value);
+        store(running);
+    }
+}
+
+/// One scalar line of n elements (x, y stepping by in_step, out_step), its running value — starting at `running`
+/// (the identity, or the carry of what came before) — in a register.
+template <bool Exclusive, class T, class Scan>
+void scan_column(const T* x, T* y, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, const Scan& scan,
+                 typename Scan::accumulator running) {
+    using accumulator = typename Scan::accumulator;
+    for (std::size_t i = 0; i < n; ++i, x += in_step, y += out_step) {
+        const auto value = static_cast<accumulator>(*x);  // read before the write: in place is safe
+        scan_step<Exclusive>(running, value, scan, [&](const accumulator& v) { *y = static_cast<T>(v); });
+    }
+}
+
 template <bool Exclusive, class T, class Scan>
 void scan_strided(const T* input, T* output, const iter::loop_nest<2>& nest, std::size_t axis, const Scan& scan) {
-    using accumulator = typename Scan::accumulator;
     const std::size_t n = nest.sizes[axis];
     const std::ptrdiff_t out_step = nest.strides[0][axis], in_step = nest.strides[1][axis];
     iter::axis_set along;
     along.set(axis);
     iter::for_each_element(iter::remove_dimensions(nest, along), [&](const std::array<std::ptrdiff_t, 2>& line) {
-        T* y = output + line[0];
-        const T* x = input + line[1];
-        accumulator running = scan.identity();
-        for (std::size_t i = 0; i < n; ++i, x += in_step, y += out_step) {
-            const auto value = static_cast<accumulator>(*x);  // read before the write: in place is safe
-            if constexpr (Exclusive) {
-                *y = static_cast<T>(running);
-                running = scan(running, value);
-            } else {
-                running = scan(running, value);
-                *y = static_cast<T>(running);
-            }
-        }
+        scan_column<Exclusive>(input + line[1], output + line[0], n, in_step, out_step, scan, scan.identity());
     });
 }
 
@@ -147,20 +159,9 @@ void scan_contiguous_line(const T* input, T* output, std::size_t n, const Scan& 
             carry = op(carry, last(through_b));
         }
     }
-    accumulator running = static_cast<accumulator>(simd::to_array(carry)[0]);
     constexpr std::ptrdiff_t step = Backward ? -1 : 1;
-    const T* x = input + step * static_cast<std::ptrdiff_t>(i);
-    T* y = output + step * static_cast<std::ptrdiff_t>(i);
-    for (std::size_t remaining = n - i; remaining > 0; --remaining, x += step, y += step) {
-        const auto value = static_cast<accumulator>(*x);
-        if constexpr (Exclusive) {
-            *y = static_cast<T>(running);
-            running = scan(running, value);
-        } else {
-            running = scan(running, value);
-            *y = static_cast<T>(running);
-        }
-    }
+    const auto done = step * static_cast<std::ptrdiff_t>(i);
+    scan_column<Exclusive>(input + done, output + done, n - i, step, step, scan, static_cast<accumulator>(simd::to_array(carry)[0]));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -238,13 +239,7 @@ template <std::size_t R, bool Exclusive, class T, class Scan, class Running, cla
     iter::unrolled<R>([&](auto r) {
         const auto row = static_cast<std::ptrdiff_t>(r.value);
         const Running value = load(x + row * in_step);  // read before the write: in place is safe
-        if constexpr (Exclusive) {
-            store(y + row * out_step, running);
-            running = scan(running, value);
-        } else {
-            running = scan(running, value);
-            store(y + row * out_step, running);
-        }
+        scan_step<Exclusive>(running, value, scan, [&](const Running& v) { store(y + row * out_step, v); });
     });
     return running;
 }
@@ -307,30 +302,9 @@ void scan_column_tile(const T* x, T* y, std::size_t n, std::ptrdiff_t in_step, s
     for (std::size_t i = 0; i < n; ++i, x += in_step, y += out_step) {
         iter::unrolled<V>([&](auto v) {
             const P value = simd::load(x + v * W);  // read before the write: in place is safe
-            if constexpr (Exclusive) {
-                simd::store(y + v * W, running[v]);
-                running[v] = scan.lanes(running[v], value);
-            } else {
-                running[v] = scan.lanes(running[v], value);
-                simd::store(y + v * W, running[v]);
-            }
+            scan_step<Exclusive>(running[v], value, [&](const P& a, const P& b) { return scan.lanes(a, b); },
+                                 [&](const P& lanes) { simd::store(y + v * W, lanes); });
         });
-    }
-}
-
-/// One scalar column (the < W columns left of a tile walk), its running value in a register.
-template <bool Exclusive, class T, class Scan>
-void scan_column(const T* x, T* y, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, const Scan& scan) {
-    auto running = scan.identity();
-    for (std::size_t i = 0; i < n; ++i, x += in_step, y += out_step) {
-        const auto value = static_cast<typename Scan::accumulator>(*x);
-        if constexpr (Exclusive) {
-            *y = static_cast<T>(running);
-            running = scan(running, value);
-        } else {
-            running = scan(running, value);
-            *y = static_cast<T>(running);
-        }
     }
 }
 
@@ -341,7 +315,7 @@ void scan_rows_in_register_tiles(const T* input, T* output, std::size_t n, std::
     std::size_t j = 0;
     for (; j + 4 * W <= m; j += 4 * W) scan_column_tile<4, Exclusive>(input + j, output + j, n, in_step, out_step, scan);
     for (; j + W <= m; j += W) scan_column_tile<1, Exclusive>(input + j, output + j, n, in_step, out_step, scan);
-    for (; j < m; ++j) scan_column<Exclusive>(input + j, output + j, n, in_step, out_step, scan);
+    for (; j < m; ++j) scan_column<Exclusive>(input + j, output + j, n, in_step, out_step, scan, scan.identity());
 }
 
 /// Tensors up to this many bytes (input and output together: within any x86 L1 data cache) take the register
