@@ -136,7 +136,7 @@ void BM_scatter_elements_validation_only(benchmark::State& state) {
     tb::run(state, static_cast<std::int64_t>(element_tuples * sizeof(std::int64_t)), tb::limit::copy, [&] {
         // What scatter_nd does before it writes: plan the tuples, check every one.
         const auto plan = d::plan_tuples(d::layout_of(indices), d::layout_of(p.update_view()), d::layout_of(t), 0);
-        d::validate_tuples("scatter_nd", indices, plan, "input");
+        d::validate_tuples(tensorops::sequential, "scatter_nd", indices, plan, "input");
         done(p.indices.data());
     });
     state.SetLabel("validation pass alone (bytes: indices read)");

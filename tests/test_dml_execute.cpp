@@ -322,3 +322,95 @@ TEMPLATE_LIST_TEST_CASE("dml: random descriptors give exactly what the typed API
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Executors
+
+namespace {
+
+/// Pieces from 4 KiB of traffic on (the default is 256 KiB): small tensors exercise the cutting, fast.
+constexpr std::size_t test_piece_bytes = 4 << 10;
+
+/// Counts the pieces it is given and runs them in reverse order on the calling thread.
+struct counting_executor {
+    std::size_t pieces = 0;
+    [[nodiscard]] std::size_t concurrency() const { return 3; }
+    [[nodiscard]] std::size_t min_piece_bytes() const { return test_piece_bytes; }
+    template <class Task>
+    void parallel_for(std::size_t count, const Task& task) {
+        pieces += count;
+        for (std::size_t i = count; i-- > 0;) task(i);
+    }
+};
+
+/// Runs `call(executor, output)` sequentially, on pools of 2, 3 and 8 threads and on a counting executor: every
+/// output equals the sequential one byte for byte, and the counting executor saw more than one piece.
+template <class Call>
+void check_every_executor(dml_tensor& output, const Call& call) {
+    call(tensorops::sequential);
+    const auto expected = output.snapshot();
+    for (std::size_t threads : {2u, 3u, 8u}) {
+        INFO("threads: " << threads);
+        output.restore(std::vector<unsigned char>(expected.size(), 0));
+        tensorops::thread_pool pool(threads, test_piece_bytes);
+        call(pool);
+        CHECK(output.snapshot() == expected);
+    }
+    output.restore(std::vector<unsigned char>(expected.size(), 0));
+    counting_executor counter;
+    call(counter);
+    CHECK(output.snapshot() == expected);
+    CHECK(counter.pieces > 1);
+}
+
+}  // namespace
+
+TEST_CASE("dml: execute on an executor gives the sequential result byte for byte, for every operator") {
+    test_rng rng("dml executors");
+    INFO(rng.describe());
+    constexpr std::uint32_t rows = 300, columns = 256;
+    dml_tensor x(type::float32, {1, 1, rows, columns});
+    std::vector<float> values(std::size_t{rows} * columns);
+    for (auto& v : values) v = static_cast<float>(rng.uniform_real(-1.0, 1.0));
+    x.assign(values);
+
+    dml_tensor scanned(type::float32, {1, 1, rows, columns});
+    for (std::uint32_t axis : {2u, 3u}) {
+        INFO("cumulative along axis " << axis);
+        check_every_executor(scanned, [&](auto& exec) {
+            execute(exec, cumulative_summation_operator_desc{x.desc(), scanned.desc(), axis, axis_direction::decreasing, true}, x.data(),
+                    scanned.data());
+        });
+        check_every_executor(scanned, [&](auto& exec) {
+            execute(exec, cumulative_product_operator_desc{x.desc(), scanned.desc(), axis, axis_direction::increasing, false}, x.data(),
+                    scanned.data());
+        });
+    }
+
+    const std::uint32_t outer_axis[] = {2};
+    dml_tensor column_sums(type::float32, {1, 1, 1, columns});
+    check_every_executor(column_sums, [&](auto& exec) {
+        execute(exec, reduce_operator_desc{reduce_function::log_sum_exp, x.desc(), column_sums.desc(), 1, outer_axis}, x.data(), column_sums.data());
+    });
+    const std::uint32_t inner_axis[] = {3};
+    dml_tensor row_maxima(type::uint32, {1, 1, rows, 1});
+    check_every_executor(row_maxima, [&](auto& exec) {
+        execute(exec, argmax_operator_desc{x.desc(), row_maxima.desc(), 1, inner_axis, axis_direction::decreasing}, x.data(), row_maxima.data());
+    });
+    dml_tensor column_minima(type::int64, {1, 1, 1, columns});
+    check_every_executor(column_minima, [&](auto& exec) {
+        execute(exec, argmin_operator_desc{x.desc(), column_minima.desc(), 1, outer_axis, axis_direction::increasing}, x.data(),
+                column_minima.data());
+    });
+
+    // Scatter-ND: 100 row tuples (duplicates among them) into the rows of x.
+    dml_tensor indices(type::int32, {1, 1, 100, 1}), updates(type::float32, {1, 1, 100, columns}), scattered(type::float32, {1, 1, rows, columns});
+    std::vector<std::int32_t> tuples(100);
+    for (auto& t : tuples) t = rng.uniform<std::int32_t>(0, rows - 1);
+    indices.assign(tuples);
+    updates.assign(std::vector<float>(std::size_t{100} * columns, 7.0f));
+    check_every_executor(scattered, [&](auto& exec) {
+        execute(exec, scatter_nd_operator_desc{x.desc(), indices.desc(), updates.desc(), scattered.desc(), 2, 2}, x.data(), indices.data(),
+                updates.data(), scattered.data());
+    });
+}

@@ -4,6 +4,9 @@
 // Views: tensor_view<T> (core/tensor_view.hpp). Errors: tensorops::error (core/error.hpp).
 // Operators: cumulative_sum, cumulative_product, cumulative_scan (ops/cumulative.hpp); reduce, argmax,
 // argmin (ops/reduce.hpp); scatter_nd with its reduction modes (ops/scatter.hpp); gather_nd (ops/gather.hpp).
+// Execution: every operator also takes an executor first — tensorops::thread_pool (exec/thread_pool.hpp),
+// tensorops::sequential, or any type the `executor` concept accepts (exec/executor.hpp); results are
+// bit-identical for any executor and thread count.
 // Runtime-typed layer: tensorops::dml — DirectML's data types and descriptors, calc_buffer_tensor_size, validate
 // and execute (dml/descriptors.hpp, dml/validate.hpp, dml/execute.hpp).
 #pragma once
@@ -15,6 +18,8 @@
 #include "dml/descriptors.hpp"
 #include "dml/execute.hpp"
 #include "dml/validate.hpp"
+#include "exec/executor.hpp"
+#include "exec/thread_pool.hpp"
 #include "ops/cumulative.hpp"
 #include "ops/gather.hpp"
 #include "ops/reduce.hpp"

@@ -6,6 +6,10 @@
 // total_tensor_size_in_bytes bytes, and the validation proves that every element the operator touches lies
 // inside it. Nothing is read or written before every check has passed, except that scatter-ND's index values
 // are data and are checked by the typed scatter_nd itself — still before anything is written.
+//
+// Each execute has two overloads: with an executor first (exec/executor.hpp: a thread_pool, sequential, or any
+// type the executor concept accepts, passed as an executor_ref), it runs the typed operator on that executor —
+// the result bit-identical to the sequential one; without, on the calling thread.
 #pragma once
 
 #include <cstddef>
@@ -17,6 +21,7 @@
 
 #include "../core/error.hpp"
 #include "../core/tensor_view.hpp"
+#include "../exec/executor.hpp"
 #include "../ops/cumulative.hpp"
 #include "../ops/reduce.hpp"
 #include "../ops/scatter.hpp"
@@ -62,29 +67,29 @@ void require_disjoint(std::string_view operation, const tensor_view<T>& output, 
 }
 
 template <bool Product>
-void run_cumulative(std::string_view operation, const checked_cumulative& checked, axis_direction direction, bool exclusive,
-                    const void* input, void* output) {
+void run_cumulative(const executor_ref& exec, std::string_view operation, const checked_cumulative& checked, axis_direction direction,
+                    bool exclusive, const void* input, void* output) {
     const scan_options options{checked.axis, direction, exclusive};
     visit_data_type(checked.input.data_type, [&]<class T>(std::type_identity<T>) {
         const tensor_view<const T> x = checked.input.view(bind_buffer<const T>(operation, "input", input, checked.input));
         const tensor_view<T> y = checked.output.view(bind_buffer<T>(operation, "output", output, checked.output));
         require_in_place_or_disjoint(operation, y, x, "input");
-        if constexpr (Product) tensorops::cumulative_product<T>(x, y, options);
-        else tensorops::cumulative_sum<T>(x, y, options);
+        if constexpr (Product) tensorops::cumulative_product<T>(exec, x, y, options);
+        else tensorops::cumulative_sum<T>(exec, x, y, options);
     });
 }
 
 /// Argmax (maximum) or argmin over the checked axes, for every input type × index type.
-inline void run_arg_reduce(std::string_view operation, bool maximum, const checked_reduce& checked, axis_direction direction,
-                           const void* input, void* output) {
+inline void run_arg_reduce(const executor_ref& exec, std::string_view operation, bool maximum, const checked_reduce& checked,
+                           axis_direction direction, const void* input, void* output) {
     const std::span<const std::size_t> axes(checked.axes.data(), checked.axis_count);
     visit_data_type(checked.input.data_type, [&]<class T>(std::type_identity<T>) {
         const tensor_view<const T> x = checked.input.view(bind_buffer<const T>(operation, "input", input, checked.input));
         visit_index_type(checked.output.data_type, [&]<class I>(std::type_identity<I>) {
             const tensor_view<I> y = checked.output.view(bind_buffer<I>(operation, "output", output, checked.output));
             require_disjoint(operation, y, x, "input");
-            if (maximum) tensorops::argmax(x, y, axes, direction);
-            else tensorops::argmin(x, y, axes, direction);
+            if (maximum) tensorops::argmax(exec, x, y, axes, direction);
+            else tensorops::argmin(exec, x, y, axes, direction);
         });
     });
 }
@@ -99,18 +104,26 @@ inline void run_arg_reduce(std::string_view operation, bool maximum, const check
 /// Buffers: each at least its descriptor's total_tensor_size_in_bytes; nothing outside the addressed elements is
 /// read or written. Errors (tensorops::error, "dml::cumulative_summation", before anything is written): every
 /// rule of validate(desc), a null or misaligned pointer, a partial overlap.
-inline void execute(const cumulative_summation_operator_desc& desc, const void* input, void* output) {
+inline void execute(const executor_ref& exec, const cumulative_summation_operator_desc& desc, const void* input, void* output) {
     constexpr std::string_view operation = "dml::cumulative_summation";
     const auto checked = detail::check_cumulative(operation, desc.input_tensor, desc.output_tensor, desc.axis, desc.direction);
-    detail::run_cumulative<false>(operation, checked, desc.direction, desc.has_exclusive_sum, input, output);
+    detail::run_cumulative<false>(exec, operation, checked, desc.direction, desc.has_exclusive_sum, input, output);
+}
+/// As above, on the calling thread (the sequential executor).
+inline void execute(const cumulative_summation_operator_desc& desc, const void* input, void* output) {
+    execute(sequential, desc, input, output);
 }
 
 /// Cumulative product (SEMANTICS.md §1); identity 1 for the exclusive form. Types, aliasing, buffers and errors
 /// as the cumulative summation overload ("dml::cumulative_product"); integer products wrap.
-inline void execute(const cumulative_product_operator_desc& desc, const void* input, void* output) {
+inline void execute(const executor_ref& exec, const cumulative_product_operator_desc& desc, const void* input, void* output) {
     constexpr std::string_view operation = "dml::cumulative_product";
     const auto checked = detail::check_cumulative(operation, desc.input_tensor, desc.output_tensor, desc.axis, desc.direction);
-    detail::run_cumulative<true>(operation, checked, desc.direction, desc.has_exclusive_product, input, output);
+    detail::run_cumulative<true>(exec, operation, checked, desc.direction, desc.has_exclusive_product, input, output);
+}
+/// As above, on the calling thread (the sequential executor).
+inline void execute(const cumulative_product_operator_desc& desc, const void* input, void* output) {
+    execute(sequential, desc, input, output);
 }
 
 /// Reduce (SEMANTICS.md §2): desc.function over desc.axes, the rank kept. Data types per function: DirectML's
@@ -118,11 +131,11 @@ inline void execute(const cumulative_product_operator_desc& desc, const void* in
 /// over the reduced axes, into an INT64/INT32/UINT64/UINT32 output. Aliasing: the output must not share memory
 /// with the input. Buffers as for cumulative summation. Errors (tensorops::error, "dml::reduce", before anything
 /// is written): every rule of validate(desc), a null or misaligned pointer, an overlap.
-inline void execute(const reduce_operator_desc& desc, const void* input, void* output) {
+inline void execute(const executor_ref& exec, const reduce_operator_desc& desc, const void* input, void* output) {
     constexpr std::string_view operation = "dml::reduce";
     const auto checked = detail::check_reduce(operation, desc);
     if (desc.function == reduce_function::argmax || desc.function == reduce_function::argmin) {
-        detail::run_arg_reduce(operation, desc.function == reduce_function::argmax, checked, axis_direction::increasing, input, output);
+        detail::run_arg_reduce(exec, operation, desc.function == reduce_function::argmax, checked, axis_direction::increasing, input, output);
         return;
     }
     const std::span<const std::size_t> axes(checked.axes.data(), checked.axis_count);
@@ -130,25 +143,37 @@ inline void execute(const reduce_operator_desc& desc, const void* input, void* o
         const tensor_view<const T> x = checked.input.view(detail::bind_buffer<const T>(operation, "input", input, checked.input));
         const tensor_view<T> y = checked.output.view(detail::bind_buffer<T>(operation, "output", output, checked.output));
         detail::require_disjoint(operation, y, x, "input");
-        tensorops::reduce(x, y, desc.function, axes);
+        tensorops::reduce(exec, x, y, desc.function, axes);
     });
+}
+/// As above, on the calling thread (the sequential executor).
+inline void execute(const reduce_operator_desc& desc, const void* input, void* output) {
+    execute(sequential, desc, input, output);
 }
 
 /// Argmax (DML_ARGMAX_OPERATOR_DESC): for each group over desc.axes the row-major flattened index of the first
 /// (INCREASING) or last (DECREASING) largest element; NaN counts as the largest. Input types as reduce's ARGMAX
 /// (plus FLOAT64), output INT64/INT32/UINT64/UINT32 able to hold N − 1. Aliasing, buffers and errors as reduce
 /// ("dml::argmax").
-inline void execute(const argmax_operator_desc& desc, const void* input, void* output) {
+inline void execute(const executor_ref& exec, const argmax_operator_desc& desc, const void* input, void* output) {
     constexpr std::string_view operation = "dml::argmax";
     const auto checked = detail::check_arg_reduce(operation, desc.input_tensor, desc.output_tensor, desc.axis_count, desc.axes, desc.direction);
-    detail::run_arg_reduce(operation, true, checked, desc.direction, input, output);
+    detail::run_arg_reduce(exec, operation, true, checked, desc.direction, input, output);
+}
+/// As above, on the calling thread (the sequential executor).
+inline void execute(const argmax_operator_desc& desc, const void* input, void* output) {
+    execute(sequential, desc, input, output);
 }
 
 /// Argmin (DML_ARGMIN_OPERATOR_DESC): as argmax for the smallest element; NaN counts as the smallest ("dml::argmin").
-inline void execute(const argmin_operator_desc& desc, const void* input, void* output) {
+inline void execute(const executor_ref& exec, const argmin_operator_desc& desc, const void* input, void* output) {
     constexpr std::string_view operation = "dml::argmin";
     const auto checked = detail::check_arg_reduce(operation, desc.input_tensor, desc.output_tensor, desc.axis_count, desc.axes, desc.direction);
-    detail::run_arg_reduce(operation, false, checked, desc.direction, input, output);
+    detail::run_arg_reduce(exec, operation, false, checked, desc.direction, input, output);
+}
+/// As above, on the calling thread (the sequential executor).
+inline void execute(const argmin_operator_desc& desc, const void* input, void* output) {
+    execute(sequential, desc, input, output);
 }
 
 /// Scatter-ND (SEMANTICS.md §3) in DirectML's padded form: output = input, then every index tuple of the last
@@ -159,7 +184,8 @@ inline void execute(const argmin_operator_desc& desc, const void* input, void* o
 /// overlap with indices or updates, is an error. Buffers as for cumulative summation.
 /// Errors (tensorops::error, "dml::scatter_nd"): every rule of validate(desc), a null or misaligned pointer, an
 /// overlap, and an index out of range (argument "indices", naming the tuple) — all before anything is written.
-inline void execute(const scatter_nd_operator_desc& desc, const void* input, const void* indices, const void* updates, void* output) {
+inline void execute(const executor_ref& exec, const scatter_nd_operator_desc& desc, const void* input, const void* indices, const void* updates,
+                    void* output) {
     constexpr std::string_view operation = "dml::scatter_nd";
     const auto checked = detail::check_scatter(operation, desc);
     visit_data_type(checked.input.data_type, [&]<class T>(std::type_identity<T>) {
@@ -174,12 +200,16 @@ inline void execute(const scatter_nd_operator_desc& desc, const void* input, con
             detail::require_disjoint(operation, y, tuples, "indices");
             detail::require_disjoint(operation, y, u, "updates");
             try {
-                tensorops::scatter_nd<T, I>(x, tuples, u, y);
+                tensorops::scatter_nd<T, I>(exec, x, tuples, u, y);
             } catch (const error& typed) {  // an index out of range: say which operator of this layer rejected it
                 throw error(operation, typed.argument(), typed.rule());
             }
         });
     });
+}
+/// As above, on the calling thread (the sequential executor).
+inline void execute(const scatter_nd_operator_desc& desc, const void* input, const void* indices, const void* updates, void* output) {
+    execute(sequential, desc, input, indices, updates, output);
 }
 
 }  // namespace tensorops::dml

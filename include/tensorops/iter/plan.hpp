@@ -230,6 +230,17 @@ template <std::size_t Operands>
     return rest;
 }
 
+/// The nest restricted to indices [begin, end) of dimension `d` (a position in the nest): the base offsets move
+/// to index `begin`, the size becomes end − begin. A piece of the walk, for splitting work between threads.
+template <std::size_t Operands>
+[[nodiscard]] constexpr loop_nest<Operands> restrict_dimension(const loop_nest<Operands>& nest, std::size_t d, std::size_t begin,
+                                                             std::size_t end) {
+    loop_nest<Operands> piece = nest;
+    piece.sizes[d] = end - begin;
+    for (std::size_t o = 0; o < Operands; ++o) piece.offsets[o] += static_cast<std::ptrdiff_t>(begin) * nest.strides[o][d];
+    return piece;
+}
+
 /// Convenience: a request over views of equal rank and sizes (operand 0 first), every dimension in
 /// group 0, nothing kept, ordered or reversed. Callers then adjust group/keep/ordered/reverse.
 template <class... Views>

@@ -10,6 +10,8 @@
 
 #include "../core/element.hpp"
 #include "../core/tensor_view.hpp"
+#include "../exec/executor.hpp"
+#include "../exec/split.hpp"
 #include "../iter/plan.hpp"
 #include "arguments.hpp"
 #include "detail/scan_kernels.hpp"
@@ -32,8 +34,8 @@ struct scan_options {
 namespace detail {
 
 template <class T, class Scan>
-void cumulative(std::string_view operation, tensor_view<const T> input, tensor_view<T> output, const scan_options& options,
-                const Scan& scan) {
+void cumulative(const executor_ref& exec, std::string_view operation, tensor_view<const T> input, tensor_view<T> output,
+                const scan_options& options, const Scan& scan) {
     require_same_sizes(operation, "input", input, "output", output);
     require_axis(operation, "options.axis", options.axis, input.rank());
     require_unique(operation, "output", output);
@@ -46,8 +48,15 @@ void cumulative(std::string_view operation, tensor_view<const T> input, tensor_v
     if (options.direction == axis_direction::decreasing) request.reverse.set(options.axis);
     const auto nest = iter::plan_loops(request);
     const std::size_t axis = nest.position_of(options.axis);
-    if (options.exclusive) run_scan<true>(input.data(), output.data(), nest, axis, scan);
-    else run_scan<false>(input.data(), output.data(), nest, axis, scan);
+    iter::axis_set lines;  // pieces: sets of whole lines (exec/split.hpp), each scanned as in the whole nest
+    for (std::size_t d = 0; d < nest.rank; ++d)
+        if (d != axis) lines.set(d);
+    const T* x = input.data();
+    T* y = output.data();
+    for_each_piece(exec, nest, lines, 2 * nest.element_count() * sizeof(T), [&](const iter::loop_nest<2>& piece) {
+        if (options.exclusive) run_scan<true>(x, y, piece, axis, scan);
+        else run_scan<false>(x, y, piece, axis, scan);
+    });
 }
 
 }  // namespace detail
@@ -64,14 +73,28 @@ void cumulative(std::string_view operation, tensor_view<const T> input, tensor_v
 /// maps two coordinates to one element, output partially overlaps input. Empty tensors: nothing happens.
 template <additive T>
 void cumulative_sum(tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
-    detail::cumulative("cumulative_sum", input, output, options, detail::sum_scan<T>{});
+    detail::cumulative(sequential, "cumulative_sum", input, output, options, detail::sum_scan<T>{});
+}
+/// cumulative_sum on an executor (exec/executor.hpp): sets of whole lines run on its threads, each line scanned
+/// exactly as sequentially, so the result is bit-identical. Tensors under ~512 KiB run on the calling thread; a
+/// single line runs on one thread.
+template <additive T, class E>
+    requires executor<std::remove_reference_t<E>>
+void cumulative_sum(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
+    detail::cumulative(exec, "cumulative_sum", input, output, options, detail::sum_scan<T>{});
 }
 
 /// Cumulative product of `input` along `options.axis` into `output`; the exclusive identity is 1.
 /// Types, rounding, wrap-around, aliasing and errors exactly as cumulative_sum (integer products wrap).
 template <multiplicative T>
 void cumulative_product(tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
-    detail::cumulative("cumulative_product", input, output, options, detail::product_scan<T>{});
+    detail::cumulative(sequential, "cumulative_product", input, output, options, detail::product_scan<T>{});
+}
+/// cumulative_product on an executor, as cumulative_sum's executor overload.
+template <multiplicative T, class E>
+    requires executor<std::remove_reference_t<E>>
+void cumulative_product(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
+    detail::cumulative(exec, "cumulative_product", input, output, options, detail::product_scan<T>{});
 }
 
 /// Cumulative scan with a caller's associative `operation` (T, T → T) whose identity is `identity`.
@@ -82,7 +105,18 @@ template <element T, class Operation>
              std::convertible_to<std::invoke_result_t<const Operation&, const T&, const T&>, T>
 void cumulative_scan(tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options,
                      Operation operation, std::type_identity_t<T> identity) {
-    detail::cumulative("cumulative_scan", input, output, options,
+    detail::cumulative(sequential, "cumulative_scan", input, output, options,
+                       detail::custom_scan<T, Operation>{std::move(operation), std::move(identity)});
+}
+/// cumulative_scan on an executor, as cumulative_sum's executor overload. `operation` is then called from the
+/// executor's threads at once (on different lines): it must be safe to call concurrently. The first exception
+/// it throws propagates (as the executor reports it) once the running pieces end.
+template <element T, class E, class Operation>
+    requires executor<std::remove_reference_t<E>> && std::regular_invocable<const Operation&, const T&, const T&> &&
+             std::convertible_to<std::invoke_result_t<const Operation&, const T&, const T&>, T>
+void cumulative_scan(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options,
+                     Operation operation, std::type_identity_t<T> identity) {
+    detail::cumulative(exec, "cumulative_scan", input, output, options,
                        detail::custom_scan<T, Operation>{std::move(operation), std::move(identity)});
 }
 

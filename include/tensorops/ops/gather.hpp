@@ -13,6 +13,7 @@
 #include "../core/element.hpp"
 #include "../core/error.hpp"
 #include "../core/tensor_view.hpp"
+#include "../exec/executor.hpp"
 #include "../iter/plan.hpp"
 #include "arguments.hpp"
 #include "detail/copy_kernels.hpp"
@@ -83,18 +84,22 @@ void gather_tuples(const tuple_plan& plan, const tuple_source& source, const T* 
 /// The checks of gather_nd, in order, then the work. Only this glue depends on both T and I: the shape checks
 /// and the planner on neither, the validation on I only, the kernels on T only.
 template <class T, class I>
-void gather(std::string_view operation, const tensor_view<const T>& input, const tensor_view<const I>& indices, const tensor_view<T>& output,
-            std::size_t batch_dims) {
+void gather(const executor_ref& exec, std::string_view operation, const tensor_view<const T>& input, const tensor_view<const I>& indices,
+            const tensor_view<T>& output, std::size_t batch_dims) {
     require_gather_shapes(operation, layout_of(input), layout_of(indices), layout_of(output), batch_dims);
     require_unique(operation, "output", output);
     require_disjoint(operation, "output", output, "input", input);
     require_disjoint(operation, "output", output, "indices", indices);
     const tuple_plan plan = plan_tuples(layout_of(indices), layout_of(output), layout_of(input), batch_dims);
-    validate_tuples(operation, indices, plan, "input");  // every tuple, before anything is written
+    validate_tuples(exec, operation, indices, plan, "input");  // every tuple, before anything is written
     if (output.empty()) return;
     const std::size_t first_sliced = batch_dims + plan.k;
     const auto slice = plan_slice(input.sizes().subspan(first_sliced), layout_of(output), indices.rank() - 1, layout_of(input), first_sliced);
-    gather_tuples(plan, make_tuple_source(indices.data()), input.data(), output.data(), slice);
+    // Every tuple writes its own output slice: pieces of tuples are independent.
+    const std::size_t bytes_per_tuple = plan.k * sizeof(I) + 2 * slice.element_count() * sizeof(T);
+    const tuple_source source = make_tuple_source(indices.data());
+    for_each_tuple_piece(exec, plan, bytes_per_tuple,
+                         [&](const tuple_plan& piece) { gather_tuples(piece, source, input.data(), output.data(), slice); });
 }
 
 }  // namespace detail
@@ -115,16 +120,30 @@ void gather(std::string_view operation, const tensor_view<const T>& input, const
 /// Errors (tensorops::error, before anything is written), by argument: `input` of rank 0; `indices` of rank 0,
 /// k outside [1, r − b], batch sizes differing from input's, or a coordinate out of range; `batch_dims` not below
 /// both ranks; `output` sizes wrong, layout not unique, or overlapping input or indices.
+/// Executor: the overloads taking an executor first validate and copy pieces of tuples on its threads (each
+/// tuple writes its own slice: the result is the same as sequentially, the error names the same tuple).
 template <element T, index_element I>
 void gather_nd(tensor_view<const std::type_identity_t<T>> input, tensor_view<const I> indices, tensor_view<T> output,
                std::size_t batch_dims = 0) {
-    detail::gather<T, I>("gather_nd", input, indices, output, batch_dims);
+    detail::gather<T, I>(sequential, "gather_nd", input, indices, output, batch_dims);
+}
+template <element T, index_element I, class E>
+    requires executor<std::remove_reference_t<E>>
+void gather_nd(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<const I> indices, tensor_view<T> output,
+               std::size_t batch_dims = 0) {
+    detail::gather<T, I>(exec, "gather_nd", input, indices, output, batch_dims);
 }
 
 /// gather_nd with a mutable view of the indices (they are only read).
 template <element T, index_element I>
 void gather_nd(tensor_view<const std::type_identity_t<T>> input, tensor_view<I> indices, tensor_view<T> output, std::size_t batch_dims = 0) {
-    detail::gather<T, I>("gather_nd", input, tensor_view<const I>(indices), output, batch_dims);
+    detail::gather<T, I>(sequential, "gather_nd", input, tensor_view<const I>(indices), output, batch_dims);
+}
+template <element T, index_element I, class E>
+    requires executor<std::remove_reference_t<E>>
+void gather_nd(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<I> indices, tensor_view<T> output,
+               std::size_t batch_dims = 0) {
+    detail::gather<T, I>(exec, "gather_nd", input, tensor_view<const I>(indices), output, batch_dims);
 }
 
 }  // namespace tensorops

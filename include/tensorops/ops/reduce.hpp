@@ -14,6 +14,8 @@
 
 #include "../core/element.hpp"
 #include "../core/tensor_view.hpp"
+#include "../exec/executor.hpp"
+#include "../exec/split.hpp"
 #include "../iter/plan.hpp"
 #include "arguments.hpp"
 #include "detail/arg_reduce_kernels.hpp"
@@ -123,13 +125,15 @@ void fill_empty_groups(reduce_function function, const tensor_view<U>& output) {
     iter::for_each_element(iter::plan_loops(request), [&](const std::array<std::ptrdiff_t, 1>& at) { output.data()[at[0]] = value; });
 }
 
+/// Runs the kernel of `r` on the plan, on the executor.
 template <class T, class R>
-void run_reduction(const reduce_plan<2>& plan, const tensor_view<const T>& input, const tensor_view<T>& output, const R& r) {
-    run_reduce(input.data(), output.data(), plan.nest, plan.reduced, plan.count, r);
+void run_reduction(const executor_ref& exec, const reduce_plan<2>& plan, const tensor_view<const T>& input, const tensor_view<T>& output,
+                   const R& r) {
+    run_reduce_on(exec, input.data(), output.data(), plan.nest, plan.reduced, plan.count, r);
 }
 
 template <class T>
-void reduce_values(const tensor_view<const T>& input, const tensor_view<T>& output, reduce_function function,
+void reduce_values(const executor_ref& exec, const tensor_view<const T>& input, const tensor_view<T>& output, reduce_function function,
                    std::span<const std::size_t> axes) {
     constexpr std::string_view operation = "reduce";
     constexpr bool floating = floating_element<T>;
@@ -176,43 +180,43 @@ void reduce_values(const tensor_view<const T>& input, const tensor_view<T>& outp
     using finish = finish_kind;
     switch (function) {
         case reduce_function::sum:
-            if constexpr (additive<T>) run_reduction(plan, input, output, sum_reduction<T, lift::value, finish::value>{});
+            if constexpr (additive<T>) run_reduction(exec, plan, input, output, sum_reduction<T, lift::value, finish::value>{});
             break;
         case reduce_function::sum_square:
-            if constexpr (additive<T> && multiplicative<T>) run_reduction(plan, input, output, sum_reduction<T, lift::square, finish::value>{});
+            if constexpr (additive<T> && multiplicative<T>) run_reduction(exec, plan, input, output, sum_reduction<T, lift::square, finish::value>{});
             break;
         case reduce_function::l1:
             if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, float16>)
-                run_reduction(plan, input, output, sum_reduction<T, lift::absolute, finish::value>{});
+                run_reduction(exec, plan, input, output, sum_reduction<T, lift::absolute, finish::value>{});
             break;
         case reduce_function::l2:
-            if constexpr (floating) run_reduction(plan, input, output, sum_reduction<T, lift::square, finish::square_root>{});
+            if constexpr (floating) run_reduction(exec, plan, input, output, sum_reduction<T, lift::square, finish::square_root>{});
             break;
         case reduce_function::average:
-            if constexpr (floating) run_reduction(plan, input, output, sum_reduction<T, lift::value, finish::mean>{});
+            if constexpr (floating) run_reduction(exec, plan, input, output, sum_reduction<T, lift::value, finish::mean>{});
             break;
         case reduce_function::log_sum:
-            if constexpr (floating) run_reduction(plan, input, output, sum_reduction<T, lift::value, finish::logarithm>{});
+            if constexpr (floating) run_reduction(exec, plan, input, output, sum_reduction<T, lift::value, finish::logarithm>{});
             break;
         case reduce_function::log_sum_exp:
-            if constexpr (floating) run_reduction(plan, input, output, log_sum_exp_reduction<T>{});
+            if constexpr (floating) run_reduction(exec, plan, input, output, log_sum_exp_reduction<T>{});
             break;
         case reduce_function::multiply:
-            if constexpr (multiplicative<T>) run_reduction(plan, input, output, product_reduction<T>{});
+            if constexpr (multiplicative<T>) run_reduction(exec, plan, input, output, product_reduction<T>{});
             break;
         case reduce_function::max:
-            if constexpr (totally_ordered_element<T>) run_reduction(plan, input, output, extreme_reduction<T, true>{});
+            if constexpr (totally_ordered_element<T>) run_reduction(exec, plan, input, output, extreme_reduction<T, true>{});
             break;
         case reduce_function::min:
-            if constexpr (totally_ordered_element<T>) run_reduction(plan, input, output, extreme_reduction<T, false>{});
+            if constexpr (totally_ordered_element<T>) run_reduction(exec, plan, input, output, extreme_reduction<T, false>{});
             break;
         default: break;
     }
 }
 
 template <class T, class I>
-void arg_reduce(std::string_view operation, bool maximum, const tensor_view<const T>& input, const tensor_view<I>& output,
-                std::span<const std::size_t> axes, axis_direction direction) {
+void arg_reduce(const executor_ref& exec, std::string_view operation, bool maximum, const tensor_view<const T>& input,
+                const tensor_view<I>& output, std::span<const std::size_t> axes, axis_direction direction) {
     const auto plan = plan_reduce<3>(operation, input, output, axes);
     if (output.empty()) return;
     if (plan.count == 0) throw error(operation, "input", "has an empty reduced axis: an empty group has no index of an extreme");
@@ -221,10 +225,11 @@ void arg_reduce(std::string_view operation, bool maximum, const tensor_view<cons
                     "has an index type whose largest value " + std::to_string(std::numeric_limits<I>::max()) +
                         " cannot hold the last index " + std::to_string(plan.count - 1) + " of the reduced group");
     const bool last = direction == axis_direction::decreasing;
-    if (maximum && last) run_arg_reduce<true, true>(input.data(), output.data(), plan.nest, plan.reduced);
-    else if (maximum) run_arg_reduce<true, false>(input.data(), output.data(), plan.nest, plan.reduced);
-    else if (last) run_arg_reduce<false, true>(input.data(), output.data(), plan.nest, plan.reduced);
-    else run_arg_reduce<false, false>(input.data(), output.data(), plan.nest, plan.reduced);
+    const index_output indices(output.data());
+    if (maximum && last) run_arg_reduce_on<true, true>(exec, input.data(), indices, plan.nest, plan.reduced);
+    else if (maximum) run_arg_reduce_on<true, false>(exec, input.data(), indices, plan.nest, plan.reduced);
+    else if (last) run_arg_reduce_on<false, true>(exec, input.data(), indices, plan.nest, plan.reduced);
+    else run_arg_reduce_on<false, false>(exec, input.data(), indices, plan.nest, plan.reduced);
 }
 
 }  // namespace detail
@@ -245,14 +250,17 @@ void arg_reduce(std::string_view operation, bool maximum, const tensor_view<cons
 /// element type, axes empty / out of range / repeated, output sizes wrong, output layout not unique, output
 /// overlapping the input, index type too narrow. Empty groups (a reduced axis of size 0) give SEMANTICS.md §5's
 /// values (ARGMAX/ARGMIN: an error); an empty output is left alone.
-template <class In, class U>
-    requires element<std::remove_const_t<In>> && element<U>
-void reduce(tensor_view<In> input, tensor_view<U> output, reduce_function function, std::span<const std::size_t> axes) {
+/// Executor: the overloads taking an executor first (exec/executor.hpp: a thread_pool, sequential, or a host's pool
+/// adapter) run pieces of independent outputs on its threads; the result is bit-identical to the sequential one.
+/// Tensors under ~512 KiB run on the calling thread. Single-output reductions (all axes) run on one thread.
+template <class E, class In, class U>
+    requires executor<std::remove_reference_t<E>> && element<std::remove_const_t<In>> && element<U>
+void reduce(E&& exec, tensor_view<In> input, tensor_view<U> output, reduce_function function, std::span<const std::size_t> axes) {
     using T = std::remove_const_t<In>;
     const tensor_view<const T> source = input;
     if (function == reduce_function::argmax || function == reduce_function::argmin) {
         if constexpr (index_element<U> && totally_ordered_element<T>)
-            detail::arg_reduce("reduce", function == reduce_function::argmax, source, output, axes, axis_direction::increasing);
+            detail::arg_reduce(exec, "reduce", function == reduce_function::argmax, source, output, axes, axis_direction::increasing);
         else
             throw error("reduce", "output",
                         std::string(detail::function_name(function)) +
@@ -260,49 +268,84 @@ void reduce(tensor_view<In> input, tensor_view<U> output, reduce_function functi
         return;
     }
     if constexpr (std::is_same_v<T, U>) {
-        detail::reduce_values<T>(source, output, function, axes);
+        detail::reduce_values<T>(exec, source, output, function, axes);
     } else {
         throw error("reduce", "output",
                     std::string(detail::function_name(function)) + " writes the input's element type; the output has another one");
     }
 }
+template <class In, class U>
+    requires element<std::remove_const_t<In>> && element<U>
+void reduce(tensor_view<In> input, tensor_view<U> output, reduce_function function, std::span<const std::size_t> axes) {
+    reduce(sequential, input, output, function, axes);
+}
 
 /// reduce() with the axes as a braced list: reduce(x, y, reduce_function::sum, {0, 2}).
+template <class E, class In, class U>
+    requires executor<std::remove_reference_t<E>> && element<std::remove_const_t<In>> && element<U>
+void reduce(E&& exec, tensor_view<In> input, tensor_view<U> output, reduce_function function, std::initializer_list<std::size_t> axes) {
+    reduce(exec, input, output, function, std::span<const std::size_t>(axes.begin(), axes.size()));
+}
 template <class In, class U>
     requires element<std::remove_const_t<In>> && element<U>
 void reduce(tensor_view<In> input, tensor_view<U> output, reduce_function function, std::initializer_list<std::size_t> axes) {
-    reduce(input, output, function, std::span<const std::size_t>(axes.begin(), axes.size()));
+    reduce(sequential, input, output, function, std::span<const std::size_t>(axes.begin(), axes.size()));
 }
 
 /// Index of the largest element of each group, row-major flattened over `axes` (in increasing axis order).
 /// direction increasing: the first largest (ties resolve to the lowest index); decreasing: the last largest.
 /// NaN counts as larger than everything: the first (or last) NaN wins. Output: int32/int64/uint32/uint64 with
 /// size 1 on every reduced axis; N − 1 must fit the index type. Errors as reduce(), plus an empty group.
+/// Executor: as reduce().
+template <class E, class In, index_element I>
+    requires executor<std::remove_reference_t<E>> && totally_ordered_element<std::remove_const_t<In>>
+void argmax(E&& exec, tensor_view<In> input, tensor_view<I> output, std::span<const std::size_t> axes,
+            axis_direction direction = axis_direction::increasing) {
+    detail::arg_reduce(exec, "argmax", true, tensor_view<const std::remove_const_t<In>>(input), output, axes, direction);
+}
+template <class E, class In, index_element I>
+    requires executor<std::remove_reference_t<E>> && totally_ordered_element<std::remove_const_t<In>>
+void argmax(E&& exec, tensor_view<In> input, tensor_view<I> output, std::initializer_list<std::size_t> axes,
+            axis_direction direction = axis_direction::increasing) {
+    argmax(exec, input, output, std::span<const std::size_t>(axes.begin(), axes.size()), direction);
+}
 template <class In, index_element I>
     requires totally_ordered_element<std::remove_const_t<In>>
 void argmax(tensor_view<In> input, tensor_view<I> output, std::span<const std::size_t> axes,
             axis_direction direction = axis_direction::increasing) {
-    detail::arg_reduce("argmax", true, tensor_view<const std::remove_const_t<In>>(input), output, axes, direction);
+    argmax(sequential, input, output, axes, direction);
 }
 template <class In, index_element I>
     requires totally_ordered_element<std::remove_const_t<In>>
 void argmax(tensor_view<In> input, tensor_view<I> output, std::initializer_list<std::size_t> axes,
             axis_direction direction = axis_direction::increasing) {
-    argmax(input, output, std::span<const std::size_t>(axes.begin(), axes.size()), direction);
+    argmax(sequential, input, output, std::span<const std::size_t>(axes.begin(), axes.size()), direction);
 }
 
 /// Index of the smallest element of each group; as argmax, with NaN counting as smaller than everything.
+template <class E, class In, index_element I>
+    requires executor<std::remove_reference_t<E>> && totally_ordered_element<std::remove_const_t<In>>
+void argmin(E&& exec, tensor_view<In> input, tensor_view<I> output, std::span<const std::size_t> axes,
+            axis_direction direction = axis_direction::increasing) {
+    detail::arg_reduce(exec, "argmin", false, tensor_view<const std::remove_const_t<In>>(input), output, axes, direction);
+}
+template <class E, class In, index_element I>
+    requires executor<std::remove_reference_t<E>> && totally_ordered_element<std::remove_const_t<In>>
+void argmin(E&& exec, tensor_view<In> input, tensor_view<I> output, std::initializer_list<std::size_t> axes,
+            axis_direction direction = axis_direction::increasing) {
+    argmin(exec, input, output, std::span<const std::size_t>(axes.begin(), axes.size()), direction);
+}
 template <class In, index_element I>
     requires totally_ordered_element<std::remove_const_t<In>>
 void argmin(tensor_view<In> input, tensor_view<I> output, std::span<const std::size_t> axes,
             axis_direction direction = axis_direction::increasing) {
-    detail::arg_reduce("argmin", false, tensor_view<const std::remove_const_t<In>>(input), output, axes, direction);
+    argmin(sequential, input, output, axes, direction);
 }
 template <class In, index_element I>
     requires totally_ordered_element<std::remove_const_t<In>>
 void argmin(tensor_view<In> input, tensor_view<I> output, std::initializer_list<std::size_t> axes,
             axis_direction direction = axis_direction::increasing) {
-    argmin(input, output, std::span<const std::size_t>(axes.begin(), axes.size()), direction);
+    argmin(sequential, input, output, std::span<const std::size_t>(axes.begin(), axes.size()), direction);
 }
 
 }  // namespace tensorops

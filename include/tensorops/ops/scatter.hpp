@@ -15,6 +15,7 @@
 #include "../core/element.hpp"
 #include "../core/error.hpp"
 #include "../core/tensor_view.hpp"
+#include "../exec/executor.hpp"
 #include "../iter/plan.hpp"
 #include "arguments.hpp"
 #include "detail/copy_kernels.hpp"
@@ -117,9 +118,9 @@ void scatter_tuples(const tuple_plan& plan, const tuple_source& source, const T*
 
 /// Everything after the checks: copy (unless in place), then apply the tuples with the reduction's kernel.
 template <class T>
-void scatter_validated(const tuple_plan& plan, const tuple_source& source, const tensor_view<const T>& input,
+void scatter_validated(const executor_ref& exec, const tuple_plan& plan, const tuple_source& source, const tensor_view<const T>& input,
                        const tensor_view<const T>& updates, const tensor_view<T>& output, bool in_place, scatter_reduction reduction) {
-    if (!in_place) copy_view(input, output);
+    if (!in_place) copy_view(exec, input, output);
     if (plan.count == 0 || updates.empty()) return;
     const std::size_t tuple_rank = updates.rank() - (input.rank() - plan.k);  // updates = tuple dimensions ++ slice
     const auto slice = plan_slice(input.sizes().subspan(plan.k), layout_of(output), plan.k, layout_of(updates), tuple_rank);
@@ -143,7 +144,7 @@ void scatter_validated(const tuple_plan& plan, const tuple_source& source, const
 /// The checks of scatter_nd, in order, then the work. Only this glue depends on both T and I: the shape checks
 /// and the planner on neither, the validation on I only, the kernels on T only.
 template <class T, class I>
-void scatter(std::string_view operation, const tensor_view<const T>& input, const tensor_view<const I>& indices,
+void scatter(const executor_ref& exec, std::string_view operation, const tensor_view<const T>& input, const tensor_view<const I>& indices,
              const tensor_view<const T>& updates, const tensor_view<T>& output, scatter_reduction reduction) {
     require_reduction<T>(operation, reduction);
     require_scatter_shapes(operation, layout_of(input), layout_of(indices), layout_of(updates), layout_of(output));
@@ -152,8 +153,8 @@ void scatter(std::string_view operation, const tensor_view<const T>& input, cons
     require_disjoint(operation, "output", output, "indices", indices);
     require_disjoint(operation, "output", output, "updates", updates);
     const tuple_plan plan = plan_tuples(layout_of(indices), layout_of(updates), layout_of(output), 0);
-    validate_tuples(operation, indices, plan, "input");  // every tuple, before anything is written
-    scatter_validated(plan, make_tuple_source(indices.data()), input, updates, output, in_place, reduction);
+    validate_tuples(exec, operation, indices, plan, "input");  // every tuple, before anything is written
+    scatter_validated(exec, plan, make_tuple_source(indices.data()), input, updates, output, in_place, reduction);
 }
 
 }  // namespace detail
@@ -189,21 +190,37 @@ void scatter(std::string_view operation, const tensor_view<const T>& input, cons
 template <element T, index_element I>
 void scatter_nd(tensor_view<const std::type_identity_t<T>> input, tensor_view<const I> indices,
                 tensor_view<const std::type_identity_t<T>> updates, tensor_view<T> output, scatter_reduction reduction) {
-    detail::scatter<T, I>("scatter_nd", input, indices, updates, output, reduction);
+    detail::scatter<T, I>(sequential, "scatter_nd", input, indices, updates, output, reduction);
 }
 
 /// scatter_nd without a reduction: updates replace the elements they land on, the last duplicate winning.
 template <element T, index_element I>
 void scatter_nd(tensor_view<const std::type_identity_t<T>> input, tensor_view<const I> indices,
                 tensor_view<const std::type_identity_t<T>> updates, tensor_view<T> output) {
-    detail::scatter<T, I>("scatter_nd", input, indices, updates, output, scatter_reduction::none);
+    detail::scatter<T, I>(sequential, "scatter_nd", input, indices, updates, output, scatter_reduction::none);
 }
 
 /// scatter_nd with a mutable view of the indices (they are only read).
 template <element T, index_element I>
 void scatter_nd(tensor_view<const std::type_identity_t<T>> input, tensor_view<I> indices, tensor_view<const std::type_identity_t<T>> updates,
                 tensor_view<T> output, scatter_reduction reduction = scatter_reduction::none) {
-    detail::scatter<T, I>("scatter_nd", input, tensor_view<const I>(indices), updates, output, reduction);
+    detail::scatter<T, I>(sequential, "scatter_nd", input, tensor_view<const I>(indices), updates, output, reduction);
+}
+
+/// scatter_nd on an executor (exec/executor.hpp): the validation pass and the input → output copy run in pieces
+/// on its threads; the updates are applied on the calling thread, in row-major order of the index array (so
+/// duplicates resolve exactly as sequentially). The result and any error are the same as sequentially.
+template <element T, index_element I, class E>
+    requires executor<std::remove_reference_t<E>>
+void scatter_nd(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<const I> indices,
+                tensor_view<const std::type_identity_t<T>> updates, tensor_view<T> output, scatter_reduction reduction = scatter_reduction::none) {
+    detail::scatter<T, I>(exec, "scatter_nd", input, indices, updates, output, reduction);
+}
+template <element T, index_element I, class E>
+    requires executor<std::remove_reference_t<E>>
+void scatter_nd(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<I> indices,
+                tensor_view<const std::type_identity_t<T>> updates, tensor_view<T> output, scatter_reduction reduction = scatter_reduction::none) {
+    detail::scatter<T, I>(exec, "scatter_nd", input, tensor_view<const I>(indices), updates, output, reduction);
 }
 
 }  // namespace tensorops

@@ -12,15 +12,21 @@
 //            index, compared with the extreme of every four rows and updated (with selects) only where it changes;
 //   strided  every other case, user types and 8/16-bit lanes in the outer layout: scalar, ties broken by
 //            flat index, so it does not depend on the walk order.
+// The kernels write through an `index_output`, which sees the output's storage as unsigned integers of its width:
+// they are compiled once per element type, not once per element type × index type.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "../../core/element.hpp"
+#include "../../exec/executor.hpp"
+#include "../../exec/split.hpp"
 #include "../../iter/nd_loop.hpp"
 #include "../../iter/unroll.hpp"
 #include "../../simd/pack.hpp"
@@ -28,8 +34,42 @@
 
 namespace tensorops::detail {
 
-template <bool Maximum, bool Last, class T, class I>
-void arg_reduce_strided(const T* input, I* output, const iter::loop_nest<3>& nest, iter::axis_set reduced,
+/// The output of argmax / argmin: index-typed storage addressed in elements. Every answer is a non-negative flat
+/// index that the index type can hold (checked before a kernel runs), so it is written through the unsigned type
+/// of the same width — which may access an object of the signed type too ([basic.lval]).
+class index_output {
+public:
+    template <index_element I>
+    explicit index_output(I* data) : data_(data), wide_(sizeof(I) == 8) {}
+
+    /// Writes `value` to the element at `offset`.
+    void put(std::ptrdiff_t offset, std::ptrdiff_t value) const {
+        if (wide_) static_cast<std::uint64_t*>(data_)[offset] = static_cast<std::uint64_t>(value);
+        else static_cast<std::uint32_t*>(data_)[offset] = static_cast<std::uint32_t>(value);
+    }
+
+    /// Writes values[0..count) to the contiguous elements from `offset` on.
+    template <class L>
+    void put_contiguous(std::ptrdiff_t offset, const L* values, std::size_t count) const {
+        if (wide_) std::copy_n(values, count, static_cast<std::uint64_t*>(data_) + offset);
+        else std::copy_n(values, count, static_cast<std::uint32_t*>(data_) + offset);
+    }
+
+    /// The output seen from element `offset` on.
+    [[nodiscard]] index_output shifted(std::ptrdiff_t offset) const {
+        index_output moved = *this;
+        moved.data_ = wide_ ? static_cast<void*>(static_cast<std::uint64_t*>(data_) + offset)
+                            : static_cast<void*>(static_cast<std::uint32_t*>(data_) + offset);
+        return moved;
+    }
+
+private:
+    void* data_;
+    bool wide_;
+};
+
+template <bool Maximum, bool Last, class T>
+void arg_reduce_strided(const T* input, const index_output& output, const iter::loop_nest<3>& nest, iter::axis_set reduced,
                         std::ptrdiff_t index_base = 0) {
     using V = accumulator_t<T, accumulation::ordering>;
     const auto parts = split_reduce_nest(nest, reduced);
@@ -58,7 +98,7 @@ void arg_reduce_strided(const T* input, I* output, const iter::loop_nest<3>& nes
                 best_is_nan = value_is_nan;
             }
         });
-        output[at[0]] = static_cast<I>(best_index);
+        output.put(at[0], best_index);
     });
 }
 
@@ -128,8 +168,8 @@ template <bool Last, class T>
 
 inline constexpr std::size_t arg_block = 2048;
 
-template <bool Maximum, bool Last, class T, class I>
-void arg_reduce_inner(const T* input, I* output, const reduce_nests<3>& parts) {
+template <bool Maximum, bool Last, class T>
+void arg_reduce_inner(const T* input, const index_output& output, const reduce_nests<3>& parts) {
     using C = simd::compute_t<T>;
     const extreme_reduction<T, Maximum> extreme;
     const auto is_nan = [](C v) {
@@ -165,7 +205,7 @@ void arg_reduce_inner(const T* input, I* output, const reduce_nests<3>& parts) {
         });
         // The winning block holds the extreme; its first (or last) occurrence is the answer.
         const std::size_t position = find_in_block<Last>(best_block, best_length, best);
-        output[at[0]] = static_cast<I>(best_first_index + static_cast<std::ptrdiff_t>(position) * index_step);
+        output.put(at[0], best_first_index + static_cast<std::ptrdiff_t>(position) * index_step);
     });
 }
 
@@ -230,8 +270,8 @@ void arg_update_rows(const std::array<indexed_row<T>, N> rows, C* best, L* best_
     });
 }
 
-template <bool Maximum, bool Last, class T, class I>
-void arg_reduce_rows(const T* x, I* y, std::size_t width, const iter::loop_nest<3>& group, std::ptrdiff_t index_base) {
+template <bool Maximum, bool Last, class T>
+void arg_reduce_rows(const T* x, const index_output& y, std::size_t width, const iter::loop_nest<3>& group, std::ptrdiff_t index_base) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
     using index_lane = typename simd::lane_index_pack<P>::value_type;
@@ -266,26 +306,26 @@ void arg_reduce_rows(const T* x, I* y, std::size_t width, const iter::loop_nest<
             }
         });
         if (pending != 0) flush();
-        for (std::size_t j = 0; j < w; ++j) y[start + j] = static_cast<I>(best_index[j]);
+        y.put_contiguous(static_cast<std::ptrdiff_t>(start), best_index, w);
     }
 }
 
-template <bool Maximum, bool Last, class T, class I>
-void arg_reduce_outer(const T* input, I* output, const reduce_nests<3>& parts) {
+template <bool Maximum, bool Last, class T>
+void arg_reduce_outer(const T* input, const index_output& output, const reduce_nests<3>& parts) {
     const std::size_t last = parts.kept.rank - 1;
     const std::size_t columns = parts.kept.sizes[last];
     iter::axis_set innermost;
     innermost.set(last);
     iter::for_each_element(iter::remove_dimensions(parts.kept, innermost), [&](const std::array<std::ptrdiff_t, 3>& at) {
-        arg_reduce_rows<Maximum, Last>(input + at[1], output + at[0], columns, parts.group, at[2]);
+        arg_reduce_rows<Maximum, Last>(input + at[1], output.shifted(at[0]), columns, parts.group, at[2]);
     });
 }
 
 // ---------------------------------------------------------------------------------------------
 // Dispatch by layout.
 
-template <bool Maximum, bool Last, class T, class I>
-void run_arg_reduce(const T* input, I* output, const iter::loop_nest<3>& nest, iter::axis_set reduced) {
+template <bool Maximum, bool Last, class T>
+void run_arg_reduce(const T* input, const index_output& output, const iter::loop_nest<3>& nest, iter::axis_set reduced) {
     if constexpr (builtin_element<T> && simd::vectorized) {
         constexpr std::size_t W = simd::lanes<T>;
         const auto parts = split_reduce_nest(nest, reduced);
@@ -303,6 +343,119 @@ void run_arg_reduce(const T* input, I* output, const iter::loop_nest<3>& nest, i
         }
     }
     arg_reduce_strided<Maximum, Last>(input, output, nest, reduced);
+}
+
+/// The outer kernel for a group of one line of `n` rows (`step` apart, flat indices index_base + i · index_step)
+/// on an executor: bands of rows are shared out, each finds every column's best value and its index within the
+/// band (arg_update_rows, four rows at a time), and the calling thread takes the bands in walk order with the
+/// comparison rule itself (`replaces`). Comparisons are exact, so the answer is the sequential one; each thread
+/// streams whole rows.
+template <bool Maximum, bool Last, class T>
+void arg_reduce_rows_in_bands(const executor_ref& exec, const T* x, const index_output& y, std::size_t width, std::size_t n,
+                              std::ptrdiff_t step, std::ptrdiff_t index_step, std::ptrdiff_t index_base) {
+    using C = simd::compute_t<T>;
+    using L = typename simd::lane_index_pack<simd::pack<T>>::value_type;
+    const std::size_t bands = std::min(n / 4, wanted_pieces(exec, n * width * sizeof(T)));
+    std::vector<C> best(bands * width);
+    std::vector<L> best_index(bands * width);
+    exec.parallel_for(bands, [&](std::size_t band) {
+        const std::size_t first_row = band * n / bands, end = (band + 1) * n / bands;
+        C* values = best.data() + band * width;
+        L* indices = best_index.data() + band * width;
+        const auto row = [&](std::size_t i) {
+            return indexed_row<T>{x + static_cast<std::ptrdiff_t>(i) * step, index_base + static_cast<std::ptrdiff_t>(i) * index_step};
+        };
+        bool first = true;
+        std::size_t i = first_row;
+        for (; i + 4 <= end; i += 4, first = false)
+            arg_update_rows<4, Maximum, Last, T>({row(i), row(i + 1), row(i + 2), row(i + 3)}, values, indices, width, first);
+        for (; i < end; ++i, first = false) arg_update_rows<1, Maximum, Last, T>({row(i)}, values, indices, width, first);
+    });
+    const auto is_nan = [](C v) {
+        if constexpr (std::is_floating_point_v<C>) return v != v;
+        else return false;
+    };
+    for (std::size_t band = 1; band < bands; ++band) {
+        const C* values = best.data() + band * width;
+        const L* indices = best_index.data() + band * width;
+        for (std::size_t j = 0; j < width; ++j) {
+            if (replaces<Maximum, Last>(values[j], is_nan(values[j]), best[j], is_nan(best[j]))) {
+                best[j] = values[j];
+                best_index[j] = indices[j];
+            }
+        }
+    }
+    y.put_contiguous(0, best_index.data(), width);
+}
+
+/// Argmax / argmin of one contiguous line of `length` elements (flat indices index_base + i) into output element 0,
+/// on an executor: pieces of whole arg_blocks find their best block as arg_reduce_inner does (block extremes,
+/// compared in order with `replaces`); the calling thread takes the pieces' winners in order with the same rule
+/// and searches the winning block once. Comparisons are exact: the answer is the sequential one. Returns false
+/// (nothing done) when the line is too short to be worth it.
+template <bool Maximum, bool Last, class T>
+bool arg_reduce_line_in_chunks(const executor_ref& exec, const T* x, const index_output& output, std::size_t length,
+                               std::ptrdiff_t index_base) {
+    using C = simd::compute_t<T>;
+    const std::size_t blocks = (length + arg_block - 1) / arg_block;
+    const std::size_t pieces = std::min(blocks / 2, wanted_pieces(exec, length * sizeof(T)));
+    if (pieces < 2) return false;
+    const extreme_reduction<T, Maximum> extreme;
+    const auto is_nan = [](C v) {
+        if constexpr (std::is_floating_point_v<C>) return v != v;
+        else return false;
+    };
+    struct winner {
+        C value{};
+        bool nan = false;
+        std::size_t block = 0;
+    };
+    std::vector<winner> winners(pieces);
+    exec.parallel_for(pieces, [&](std::size_t piece) {
+        winner best;
+        bool found = false;
+        for (std::size_t b = piece * blocks / pieces; b < (piece + 1) * blocks / pieces; ++b) {
+            const std::size_t start = b * arg_block, count = std::min(arg_block, length - start);
+            const C m = static_cast<C>(reduce_contiguous(x + start, count, extreme, {}));
+            if (!found || replaces<Maximum, Last>(m, is_nan(m), best.value, best.nan)) {
+                found = true;
+                best = {m, is_nan(m), b};
+            }
+        }
+        winners[piece] = best;
+    });
+    winner best = winners[0];
+    for (std::size_t piece = 1; piece < pieces; ++piece)
+        if (replaces<Maximum, Last>(winners[piece].value, winners[piece].nan, best.value, best.nan)) best = winners[piece];
+    const std::size_t start = best.block * arg_block;
+    const std::size_t position = find_in_block<Last>(x + start, std::min(arg_block, length - start), best.value);
+    output.put(0, index_base + static_cast<std::ptrdiff_t>(start + position));
+    return true;
+}
+
+/// run_arg_reduce on an executor, with the same answer: one contiguous line into chunks of whole blocks
+/// (arg_reduce_line_in_chunks), an [n rows, w columns] nest reduced over its rows into bands of rows
+/// (arg_reduce_rows_in_bands), anything else into pieces of independent outputs.
+template <bool Maximum, bool Last, class T>
+void run_arg_reduce_on(const executor_ref& exec, const T* input, const index_output& output, const iter::loop_nest<3>& nest,
+                       iter::axis_set reduced) {
+    const std::size_t bytes = nest.element_count() * sizeof(T);
+    if constexpr (builtin_element<T> && simd::vectorized && sizeof(simd::compute_t<T>) >= 4) {
+        using L = typename simd::lane_index_pack<simd::pack<T>>::value_type;
+        if (nest.rank == 1 && reduced.test(0) && nest.strides[1][0] == 1 && nest.strides[2][0] == 1 &&
+            arg_reduce_line_in_chunks<Maximum, Last>(exec, input + nest.offsets[1], output.shifted(nest.offsets[0]), nest.sizes[0],
+                                                     nest.offsets[2]))
+            return;
+        const bool rows_reduced = nest.rank == 2 && reduced.test(0) && !reduced.test(1) && nest.inner_is_contiguous({0, 1});
+        if (rows_reduced && wanted_pieces(exec, bytes) > 1 && nest.sizes[1] >= simd::lanes<T> &&
+            nest.sizes[0] >= 8 && nest.sizes[0] <= std::numeric_limits<L>::max()) {
+            arg_reduce_rows_in_bands<Maximum, Last>(exec, input + nest.offsets[1], output.shifted(nest.offsets[0]), nest.sizes[1], nest.sizes[0],
+                                                    nest.strides[1][0], nest.strides[2][0], nest.offsets[2]);
+            return;
+        }
+    }
+    for_each_piece(exec, nest, independent_dimensions<T>(nest, reduced), bytes,
+                   [&](const iter::loop_nest<3>& piece) { run_arg_reduce<Maximum, Last>(input, output, piece, reduced); });
 }
 
 }  // namespace tensorops::detail

@@ -20,6 +20,8 @@
 #include <type_traits>
 
 #include "../../core/element.hpp"
+#include "../../exec/executor.hpp"
+#include "../../exec/split.hpp"
 #include "../../iter/nd_loop.hpp"
 #include "../../iter/plan.hpp"
 #include "../../simd/arithmetic.hpp"
@@ -127,11 +129,16 @@ template <class D, class S>
     return iter::plan_loops(iter::make_request(destination, source));
 }
 
-/// destination = source, element by element, for two views of equal sizes that do not overlap.
+/// destination = source, element by element, for two views of equal sizes that do not overlap; in pieces on the
+/// executor's threads when it has several (every element is copied alike, so the result is the same).
 template <class T>
-void copy_view(const tensor_view<const T>& source, const tensor_view<T>& destination) {
+void copy_view(const executor_ref& exec, const tensor_view<const T>& source, const tensor_view<T>& destination) {
     if (destination.empty()) return;
-    combine_nest<combine::assign>(destination.data(), source.data(), plan_copy(destination, source));
+    const auto nest = plan_copy(destination, source);
+    iter::axis_set every;
+    for (std::size_t d = 0; d < nest.rank; ++d) every.set(d);
+    for_each_piece(exec, nest, every, 2 * nest.element_count() * sizeof(T),
+                   [&](const iter::loop_nest<2>& piece) { combine_nest<combine::assign>(destination.data(), source.data(), piece); });
 }
 
 }  // namespace tensorops::detail

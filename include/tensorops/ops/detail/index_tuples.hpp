@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -37,6 +38,8 @@
 #include "../../core/element.hpp"
 #include "../../core/error.hpp"
 #include "../../core/tensor_view.hpp"
+#include "../../exec/executor.hpp"
+#include "../../exec/split.hpp"
 #include "../../iter/nd_loop.hpp"
 #include "../../iter/plan.hpp"
 
@@ -238,11 +241,31 @@ template <index_element I>
     throw error(operation, "indices", "holds an index out of range; nothing was written");  // not reached
 }
 
-/// Pass 1: throws tensorops::error (argument "indices") unless every tuple is in range.
+/// Runs body(piece) for pieces of the plan's tuples (exec/split.hpp), each a plan of its own over a range of
+/// tuples. `bytes_per_tuple`: memory traffic per tuple, to size the pieces.
+template <class Body>
+void for_each_tuple_piece(const executor_ref& exec, const tuple_plan& plan, std::size_t bytes_per_tuple, const Body& body) {
+    iter::axis_set every;
+    for (std::size_t d = 0; d < plan.walk.rank; ++d) every.set(d);
+    for_each_piece(exec, plan.walk, every, plan.count * bytes_per_tuple, [&](const iter::loop_nest<3>& walk) {
+        tuple_plan piece = plan;
+        piece.walk = walk;
+        piece.count = walk.element_count();
+        body(piece);
+    });
+}
+
+/// Pass 1: throws tensorops::error (argument "indices") unless every tuple is in range. The pieces only read and
+/// report; the first bad tuple (row-major) is then found on the calling thread, so the error does not depend on
+/// the executor.
 template <index_element I>
-void validate_tuples(std::string_view operation, const tensor_view<const I>& indices, const tuple_plan& plan,
+void validate_tuples(const executor_ref& exec, std::string_view operation, const tensor_view<const I>& indices, const tuple_plan& plan,
                      std::string_view indexed_name) {
-    if (!tuples_in_range(indices.data(), plan)) throw_invalid_tuple(operation, indices, plan, indexed_name);
+    std::atomic<bool> all{true};
+    for_each_tuple_piece(exec, plan, plan.k * sizeof(I), [&](const tuple_plan& piece) {
+        if (!tuples_in_range(indices.data(), piece)) all.store(false, std::memory_order_relaxed);
+    });
+    if (!all.load(std::memory_order_relaxed)) throw_invalid_tuple(operation, indices, plan, indexed_name);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -19,7 +19,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
+#include "../../exec/executor.hpp"
+#include "../../exec/split.hpp"
 #include "../../iter/nd_loop.hpp"
 #include "../../iter/plan.hpp"
 #include "../../iter/unroll.hpp"
@@ -41,7 +44,12 @@ class cascade {
 public:
     template <class Combine>
     void push(V block, Combine&& combine) {
-        std::size_t level = 0;
+        push_at(block, 0, combine);
+    }
+    /// Adds the sum of 2^level blocks that a cascade of their own computed (its level `level`), while every level
+    /// below is empty here — exactly what pushing those blocks one by one would have done.
+    template <class Combine>
+    void push_at(V block, std::size_t level, Combine&& combine) {
         for (; level + 1 < levels && (occupied_ >> level & 1u); ++level) {
             block = combine(levels_[level], block);
             occupied_ &= ~(std::uint64_t{1} << level);
@@ -50,6 +58,8 @@ public:
         levels_[level] = block;
         occupied_ |= std::uint64_t{1} << level;
     }
+    /// Level `level`: after 2^level pushes into an empty cascade, the sum of those blocks.
+    [[nodiscard]] const V& level(std::size_t level) const noexcept { return levels_[level]; }
     /// The sum of every pushed block and `rest`, smallest levels first.
     template <class Combine>
     [[nodiscard]] V total(V rest, Combine&& combine) const {
@@ -180,9 +190,12 @@ P combine_all(const std::array<P, N>& accumulators, Combine&& combine) {
     }
 }
 
+/// The accumulated value of the runs (the inner kernel's loop), its vector blocks joining `blocks` — empty for a
+/// whole group, or the cascade of the blocks before `base` when the group's first blocks were summed elsewhere
+/// (reduce_line_in_chunks).
 template <class T, class R>
 typename R::accumulator accumulate_runs(const T* base, const iter::loop_nest<2>& runs, std::size_t length, const R& r,
-                                        const typename R::accumulator& shift) {
+                                        const typename R::accumulator& shift, cascade<simd::pack<T>> blocks = {}) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
     using A = typename R::accumulator;
@@ -192,7 +205,6 @@ typename R::accumulator accumulate_runs(const T* base, const iter::loop_nest<2>&
     const P shift_lanes(static_cast<C>(shift));
     const auto combine = [&](const P& a, const P& b) { return r.combine_lanes(a, b); };
     const auto combine_scalars = [&](const A& a, const A& b) { return r.combine(a, b); };
-    cascade<P> blocks;
     cascade<A> scalar_blocks;
     std::array<P, U> accumulators;
     accumulators.fill(identity);
@@ -342,9 +354,12 @@ void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::s
 // 256-lane panels at three quarters: bench/RESULTS.md.) Rows wider than a panel — what fits in
 // outer_row_budget bytes of accumulator rows — are cut into panels, each walked over all the rows. No
 // horizontal step at all; row ends narrower than a vector use partial loads.
-// Pairwise reductions keep three rows: the running row takes cascade_block input rows and then joins the
-// block row, which takes cascade_block such blocks and then joins the total row — a three-level cascade
-// whose error grows like (2·cascade_block + n / cascade_block²)·ε rather than n·ε.
+// Three rows of accumulators: the running row takes cascade_block input rows and then joins the block row,
+// which takes cascade_block such blocks and then joins the total row — a three-level cascade whose error grows
+// like (2·cascade_block + n / cascade_block²)·ε rather than n·ε for sums. Every function keeps this structure
+// (for max, min and products it costs one row combination per 128 rows): it fixes the order of operations in
+// blocks of cascade_block rows, so reduce_rows_in_bands can give the blocks to several threads and combine their
+// running rows exactly as here.
 // Log-sum-exp takes the rows in blocks of lse_block_rows: the block's maximum (one pass from memory), then
 // Σ e^(x − shift) over the same rows (from cache), merged into a running (maximum, sum) pair of rows the way
 // log_sum_exp_state merges stretches.
@@ -448,7 +463,7 @@ template <class T, class R>
 void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& group, std::size_t count, const R& r) {
     using C = simd::compute_t<T>;
     using P = simd::pack<T>;
-    constexpr std::size_t levels = R::pairwise ? 3 : 1;  // running, blocks, total
+    constexpr std::size_t levels = 3;  // running, blocks, total
     accumulator_rows<C, levels> rows;
     const C identity = static_cast<C>(r.identity());
     const std::size_t fuse = width <= rows.panel ? fused_rows<T>(width, group, rows.panel) : 1;
@@ -461,21 +476,17 @@ void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& 
         for_each_row_quad(x + start, group, w, fuse, [&](const T* row, std::ptrdiff_t step, std::size_t n, std::size_t row_lanes) {
             if (n == 4) fold_rows<4, T>({row, row + step, row + 2 * step, row + 3 * step}, running, nullptr, row_lanes, r);
             else fold_rows<1, T>({row}, running, nullptr, row_lanes, r);
-            if constexpr (R::pairwise) {
-                if ((rows_in_block += n) < cascade_block) return;
-                combine_rows<T>(rows.row(1), running, lanes, r);
-                fill_row(running, lanes, identity);
-                rows_in_block = 0;
-                if (++blocks < cascade_block) return;
-                combine_rows<T>(rows.row(2), rows.row(1), lanes, r);
-                fill_row(rows.row(1), lanes, identity);
-                blocks = 0;
-            }
-        });
-        if constexpr (R::pairwise) {
+            if ((rows_in_block += n) < cascade_block) return;
             combine_rows<T>(rows.row(1), running, lanes, r);
+            fill_row(running, lanes, identity);
+            rows_in_block = 0;
+            if (++blocks < cascade_block) return;
             combine_rows<T>(rows.row(2), rows.row(1), lanes, r);
-        }
+            fill_row(rows.row(1), lanes, identity);
+            blocks = 0;
+        });
+        combine_rows<T>(rows.row(1), running, lanes, r);
+        combine_rows<T>(rows.row(2), rows.row(1), lanes, r);
         C* total = rows.row(levels - 1);
         for (std::size_t segment = 1; segment < fuse; ++segment) combine_rows<T>(total, total + segment * w, w, r);
         T* out = y + start;
@@ -485,56 +496,133 @@ void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& 
     }
 }
 
-/// The outer kernel for log-sum-exp (see the algorithm above).
+/// reduce_rows for a group of one line of `n` rows, `step` apart, whose rows are not fused, on an executor: the
+/// blocks of cascade_block rows are shared out (pieces of whole blocks), each block's running row is computed
+/// exactly as reduce_rows computes it (quads from the block's first row, single rows at the end of the last) and
+/// kept in `partial`; then the calling thread combines the running rows into the block and total rows in
+/// order, as reduce_rows does. Every output is therefore bit-identical to reduce_rows'. Each thread streams
+/// whole rows, which the hardware prefetchers follow (cutting the rows between threads instead ran at half the
+/// two-thread read limit). Memory: one row of accumulators per block (1/128 of the input for f32).
+template <class T, class R>
+void reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_t width, std::size_t n, std::ptrdiff_t step,
+                          std::size_t count, const R& r) {
+    using C = simd::compute_t<T>;
+    using P = simd::pack<T>;
+    const C identity = static_cast<C>(r.identity());
+    const std::size_t blocks = (n + cascade_block - 1) / cascade_block;
+    std::vector<C> partial(blocks * width);
+    constexpr std::size_t panel = accumulator_rows<C, 1>::panel;
+    const std::size_t pieces = std::min(blocks, wanted_pieces(exec, n * width * sizeof(T)));
+    exec.parallel_for(pieces, [&](std::size_t piece) {
+        for (std::size_t b = piece * blocks / pieces; b < (piece + 1) * blocks / pieces; ++b) {
+            const std::size_t first = b * cascade_block, end = std::min(n, first + cascade_block);
+            for (std::size_t start = 0; start < width; start += panel) {
+                const std::size_t w = std::min(panel, width - start);
+                C* running = partial.data() + b * width + start;
+                fill_row(running, w, identity);
+                const T* row = x + start + static_cast<std::ptrdiff_t>(first) * step;
+                std::size_t i = first;
+                for (; i + 4 <= end; i += 4, row += 4 * step) fold_rows<4, T>({row, row + step, row + 2 * step, row + 3 * step}, running, nullptr, w, r);
+                for (; i < end; ++i, row += step) fold_rows<1, T>({row}, running, nullptr, w, r);
+            }
+        }
+    });
+    accumulator_rows<C, 2> rows;  // block, total
+    std::vector<C> identity_row;
+    for (std::size_t start = 0; start < width; start += rows.panel) {
+        const std::size_t w = std::min(rows.panel, width - start);
+        fill_row(rows.row(0), w, identity);
+        fill_row(rows.row(1), w, identity);
+        std::size_t in_block = 0;
+        for (std::size_t b = 0; b + 1 < blocks || (b + 1 == blocks && n % cascade_block == 0); ++b) {  // full blocks
+            combine_rows<T>(rows.row(0), partial.data() + b * width + start, w, r);
+            if (++in_block < cascade_block) continue;
+            combine_rows<T>(rows.row(1), rows.row(0), w, r);
+            fill_row(rows.row(0), w, identity);
+            in_block = 0;
+        }
+        // reduce_rows' last running row: the partial last block, or an identity row after a full one.
+        const C* last = partial.data() + (blocks - 1) * width + start;
+        if (n % cascade_block == 0) {
+            identity_row.assign(w, identity);
+            last = identity_row.data();
+        }
+        combine_rows<T>(rows.row(0), last, w, r);
+        combine_rows<T>(rows.row(1), rows.row(0), w, r);
+        const C* total = rows.row(1);
+        T* out = y + start;
+        for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+            store(out + j, r.finish_lanes(load(total + j), count, P(C(0))));
+        });
+    }
+}
+
+/// One log-sum-exp block of the outer kernel: `count` rows (pointers in `block`) of `w` lanes → the block's
+/// maximum row `top` (one pass, from memory) and its row of sums Σ e^(x − shift(top)) (a second pass, from cache);
+/// `shift` receives shift(top).
 template <class T>
-void reduce_rows_log_sum_exp(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& group, std::size_t count) {
+void log_sum_exp_block(const T* const* block, std::size_t count, std::size_t w, simd::compute_t<T>* top, simd::compute_t<T>* shift,
+                       simd::compute_t<T>* sums) {
     using C = simd::compute_t<T>;
     using P = simd::pack<T>;
     const log_sum_exp_reduction<T> lse;
     const extreme_reduction<T, true> maximum;
-    const C lowest = -std::numeric_limits<C>::infinity();
+    fill_row(top, w, -std::numeric_limits<C>::infinity());
+    std::size_t i = 0;
+    for (; i + 4 <= count; i += 4) fold_rows<4, T>({block[i], block[i + 1], block[i + 2], block[i + 3]}, top, nullptr, w, maximum);
+    for (; i < count; ++i) fold_rows<1, T>({block[i]}, top, nullptr, w, maximum);
+    for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+        store(shift + j, log_sum_exp_reduction<T>::shift_for_lanes(load(top + j)));
+    });
+    fill_row(sums, w, C(0));
+    for (i = 0; i + 4 <= count; i += 4) fold_rows<4, T>({block[i], block[i + 1], block[i + 2], block[i + 3]}, sums, shift, w, lse);
+    for (; i < count; ++i) fold_rows<1, T>({block[i]}, sums, shift, w, lse);
+    for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+        store(sums + j, log_sum_exp_reduction<T>::sum_for_non_finite_lanes(P(load(top + j)), P(load(sums + j))));
+    });
+}
+
+/// Merges a block (top, shift, sums) into the running (maximum m, sum s) rows: both sums rescaled to the new
+/// shift; an empty or all −inf sum adds nothing (and must not turn 0 · e^big into NaN).
+template <class T>
+void log_sum_exp_merge(simd::compute_t<T>* m, simd::compute_t<T>* s, const simd::compute_t<T>* top, const simd::compute_t<T>* shift,
+                       const simd::compute_t<T>* sums, std::size_t w) {
+    using C = simd::compute_t<T>;
+    using P = simd::pack<T>;
+    for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+        const P old_max = load(m + j), old_sum = load(s + j), block_sum_lanes = load(sums + j);
+        const P new_max = simd::max_propagate_nan(old_max, load(top + j));
+        const P new_shift = log_sum_exp_reduction<T>::shift_for_lanes(new_max);
+        const auto rescaled = [&](const P& sum, const P& from) { return simd::select(sum == P(C(0)), P(C(0)), sum * simd::exp(from - new_shift)); };
+        store(m + j, new_max);
+        store(s + j, rescaled(old_sum, log_sum_exp_reduction<T>::shift_for_lanes(old_max)) + rescaled(block_sum_lanes, load(shift + j)));
+    });
+}
+
+/// Writes the finished log-sum-exp of the running rows (m, s) to y.
+template <class T>
+void log_sum_exp_finish(const simd::compute_t<T>* m, const simd::compute_t<T>* s, T* y, std::size_t w, std::size_t count) {
+    const log_sum_exp_reduction<T> lse;
+    for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+        store(y + j, lse.finish_lanes(load(s + j), count, log_sum_exp_reduction<T>::shift_for_lanes(load(m + j))));
+    });
+}
+
+/// The outer kernel for log-sum-exp (see the algorithm above).
+template <class T>
+void reduce_rows_log_sum_exp(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& group, std::size_t count) {
+    using C = simd::compute_t<T>;
     enum : std::size_t { running_max, running_sum, block_max, block_shift, block_sum, row_count };
     accumulator_rows<C, row_count> rows;
     std::array<const T*, lse_block_rows> block;
     for (std::size_t start = 0; start < width; start += rows.panel) {
         const std::size_t w = std::min(rows.panel, width - start);
-        fill_row(rows.row(running_max), w, lowest);
+        fill_row(rows.row(running_max), w, -std::numeric_limits<C>::infinity());
         fill_row(rows.row(running_sum), w, C(0));
         std::size_t pending = 0;
         const auto flush = [&] {
-            fill_row(rows.row(block_max), w, lowest);
-            std::size_t i = 0;
-            for (; i + 4 <= pending; i += 4)
-                fold_rows<4, T>({block[i], block[i + 1], block[i + 2], block[i + 3]}, rows.row(block_max), nullptr, w, maximum);
-            for (; i < pending; ++i) fold_rows<1, T>({block[i]}, rows.row(block_max), nullptr, w, maximum);
-            C* shift = rows.row(block_shift);
-            const C* top = rows.row(block_max);
-            for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
-                store(shift + j, log_sum_exp_reduction<T>::shift_for_lanes(load(top + j)));
-            });
-            fill_row(rows.row(block_sum), w, C(0));
-            for (i = 0; i + 4 <= pending; i += 4)
-                fold_rows<4, T>({block[i], block[i + 1], block[i + 2], block[i + 3]}, rows.row(block_sum), shift, w, lse);
-            for (; i < pending; ++i) fold_rows<1, T>({block[i]}, rows.row(block_sum), shift, w, lse);
-            C* sums = rows.row(block_sum);
-            for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
-                store(sums + j, log_sum_exp_reduction<T>::sum_for_non_finite_lanes(P(load(top + j)), P(load(sums + j))));
-            });
-            // Merge (block max, block sum) into (running max, running sum): rescale both sums to the new shift;
-            // an empty or all −inf sum adds nothing (and must not turn 0 · e^big into NaN).
-            C* m = rows.row(running_max);
-            C* s = rows.row(running_sum);
-            for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
-                const P old_max = load(m + j), old_sum = load(s + j), block_sum_lanes = load(sums + j);
-                const P new_max = simd::max_propagate_nan(old_max, load(top + j));
-                const P new_shift = log_sum_exp_reduction<T>::shift_for_lanes(new_max);
-                const auto rescaled = [&](const P& sum, const P& from) {
-                    return simd::select(sum == P(C(0)), P(C(0)), sum * simd::exp(from - new_shift));
-                };
-                store(m + j, new_max);
-                store(s + j, rescaled(old_sum, log_sum_exp_reduction<T>::shift_for_lanes(old_max)) +
-                                 rescaled(block_sum_lanes, load(shift + j)));
-            });
+            log_sum_exp_block(block.data(), pending, w, rows.row(block_max), rows.row(block_shift), rows.row(block_sum));
+            log_sum_exp_merge<T>(rows.row(running_max), rows.row(running_sum), rows.row(block_max), rows.row(block_shift), rows.row(block_sum), w);
             pending = 0;
         };
         for_each_group_line(x + start, group, [&](const T* line, std::size_t length, std::ptrdiff_t step) {
@@ -544,12 +632,41 @@ void reduce_rows_log_sum_exp(const T* x, T* y, std::size_t width, const iter::lo
             }
         });
         if (pending != 0) flush();
-        const C* m = rows.row(running_max);
-        const C* s = rows.row(running_sum);
-        T* out = y + start;
-        for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
-            store(out + j, lse.finish_lanes(load(s + j), count, log_sum_exp_reduction<T>::shift_for_lanes(load(m + j))));
-        });
+        log_sum_exp_finish(rows.row(running_max), rows.row(running_sum), y + start, w, count);
+    }
+}
+
+/// reduce_rows_log_sum_exp for a group of one line of `n` rows, `step` apart, on an executor: the blocks of
+/// lse_block_rows rows are shared out, each block's maximum, shift and sums rows computed exactly as the sequential
+/// kernel computes them and kept; the calling thread then merges them in order (log_sum_exp_merge: two
+/// exponentials per lane and block, 1/32 of the kernel's). Bit-identical to reduce_rows_log_sum_exp.
+template <class T>
+void reduce_rows_log_sum_exp_in_bands(const executor_ref& exec, const T* x, T* y, std::size_t width, std::size_t n, std::ptrdiff_t step,
+                                      std::size_t count) {
+    using C = simd::compute_t<T>;
+    const std::size_t blocks = (n + lse_block_rows - 1) / lse_block_rows;
+    std::vector<C> kept(3 * blocks * width);  // per block: maximum, shift, sums rows
+    const auto row_of = [&](std::size_t b, std::size_t k) { return kept.data() + (3 * b + k) * width; };
+    const std::size_t pieces = std::min(blocks, wanted_pieces(exec, n * width * sizeof(T)));
+    exec.parallel_for(pieces, [&](std::size_t piece) {
+        std::array<const T*, lse_block_rows> block;
+        for (std::size_t b = piece * blocks / pieces; b < (piece + 1) * blocks / pieces; ++b) {
+            const std::size_t first = b * lse_block_rows, rows = std::min(lse_block_rows, n - first);
+            for (std::size_t start = 0; start < width; start += accumulator_rows<C, 5>::panel) {
+                const std::size_t w = std::min(accumulator_rows<C, 5>::panel, width - start);
+                for (std::size_t i = 0; i < rows; ++i) block[i] = x + start + static_cast<std::ptrdiff_t>(first + i) * step;
+                log_sum_exp_block(block.data(), rows, w, row_of(b, 0) + start, row_of(b, 1) + start, row_of(b, 2) + start);
+            }
+        }
+    });
+    accumulator_rows<C, 2> running;
+    for (std::size_t start = 0; start < width; start += running.panel) {
+        const std::size_t w = std::min(running.panel, width - start);
+        fill_row(running.row(0), w, -std::numeric_limits<C>::infinity());
+        fill_row(running.row(1), w, C(0));
+        for (std::size_t b = 0; b < blocks; ++b)
+            log_sum_exp_merge<T>(running.row(0), running.row(1), row_of(b, 0) + start, row_of(b, 1) + start, row_of(b, 2) + start, w);
+        log_sum_exp_finish(running.row(0), running.row(1), y + start, w, count);
     }
 }
 
@@ -567,6 +684,18 @@ void reduce_outer(const T* input, T* output, const reduce_nests<>& parts, std::s
 
 // ---------------------------------------------------------------------------------------------
 // Dispatch by layout.
+
+/// The dimensions along which a reduce nest may be cut into pieces that compute every output exactly as the whole
+/// does (exec/split.hpp): the kept ones — but not the innermost when its rows are narrow enough for the outer
+/// kernel to fuse back-to-back rows, since a piece's part of a row is not back to back with the next.
+template <class T, std::size_t Operands>
+[[nodiscard]] iter::axis_set independent_dimensions(const iter::loop_nest<Operands>& nest, iter::axis_set reduced) {
+    iter::axis_set kept;
+    for (std::size_t d = 0; d < nest.rank; ++d)
+        if (!reduced.test(d)) kept.set(d);
+    if (nest.rank > 0 && nest.sizes[nest.rank - 1] * sizeof(T) < narrow_row_bytes) kept.reset(nest.rank - 1);
+    return kept;
+}
 
 /// Reduces over the planned dimensions in `reduced` (count = elements per group).
 template <class T, class R>
@@ -586,6 +715,90 @@ void run_reduce(const T* input, T* output, const iter::loop_nest<2>& nest, iter:
         }
     }
     reduce_strided(input, output, parts, count, r);
+}
+
+/// A pairwise reduction of one contiguous line of `length` elements into *y, on an executor. The inner kernel
+/// (accumulate_runs) pushes a block every cascade_block steps of inner_accumulators vectors into a binary-counter
+/// cascade, whose tree does not depend on where the stream is cut: 2^k blocks starting at a multiple of 2^k form
+/// one node of it. So the line's first blocks are cut into such aligned chunks, each summed by a piece with a
+/// cascade of its own; the calling thread carries the chunk nodes into the cascade at level k (push_at) and runs
+/// the rest of the line itself, continuing that cascade. Bit-identical to the sequential kernel. Returns false
+/// (nothing done) when the line is too short to be worth it.
+template <class T, class R>
+bool reduce_line_in_chunks(const executor_ref& exec, const T* x, T* y, std::size_t length, std::size_t count, const R& r) {
+    using P = simd::pack<T>;
+    using C = simd::compute_t<T>;
+    constexpr std::size_t W = P::size, U = inner_accumulators, block = cascade_block * U * W;
+    const std::size_t full_blocks = length / block;
+    const std::size_t wanted = wanted_pieces(exec, length * sizeof(T));
+    if (wanted < 2 || full_blocks < 2) return false;
+    std::size_t level = 0;
+    while ((full_blocks >> (level + 1)) >= wanted) ++level;
+    const std::size_t chunk_blocks = std::size_t{1} << level, chunks = full_blocks >> level;
+    const typename R::accumulator no_shift = r.identity();
+    const P identity(static_cast<C>(r.identity())), shift_lanes(static_cast<C>(no_shift));
+    const auto combine = [&](const P& a, const P& b) { return r.combine_lanes(a, b); };
+    std::vector<P> nodes(chunks);
+    exec.parallel_for(chunks, [&](std::size_t c) {
+        cascade<P> own;
+        const T* at = x + c * chunk_blocks * block;
+        for (std::size_t b = 0; b < chunk_blocks; ++b) {
+            std::array<P, U> acc;
+            acc.fill(identity);
+            for (std::size_t step = 0; step < cascade_block; ++step, at += U * W) {
+                simd::prefetch_ahead(at, simd::prefetch_distance, U * W * sizeof(T));
+                iter::unrolled<U>([&](auto k) { acc[k] = combine(acc[k], r.lift_lanes(simd::load(at + k * W), shift_lanes)); });
+            }
+            own.push(combine_all(acc, combine), combine);
+        }
+        nodes[c] = own.level(level);
+    });
+    cascade<P> blocks;
+    for (const P& node : nodes) blocks.push_at(node, level, combine);
+    const std::size_t done = chunks * chunk_blocks * block;
+    *y = r.finish(accumulate_runs(x + done, iter::loop_nest<2>{}, length - done, r, no_shift, blocks), count, no_shift);
+    return true;
+}
+
+/// run_reduce on an executor, bit-identical to it. An [n rows, w columns] nest reduced over its rows (the outer
+/// layout with nothing else kept) is cut into bands of whole blocks of rows (reduce_rows_in_bands,
+/// reduce_rows_log_sum_exp_in_bands); a single contiguous line reduced by a pairwise sum into aligned chunks of its
+/// cascade (reduce_line_in_chunks); anything else into pieces of independent outputs (exec/split.hpp). Other
+/// single-output groups (max, min, products, log-sum-exp, several runs) run on one thread, so far.
+template <class T, class R>
+void run_reduce_on(const executor_ref& exec, const T* input, T* output, const iter::loop_nest<2>& nest, iter::axis_set reduced,
+                   std::size_t count, const R& r) {
+    const std::size_t bytes = nest.element_count() * sizeof(T);
+    if constexpr (R::vectorizable && simd::vectorized) {
+        if constexpr (R::pairwise && !R::shifted) {  // one output, one contiguous line: chunks of the line
+            if (nest.rank == 1 && reduced.test(0) && nest.strides[1][0] == 1 &&
+                reduce_line_in_chunks(exec, input + nest.offsets[1], output + nest.offsets[0], nest.sizes[0], count, r))
+                return;
+        }
+        const bool rows_reduced = nest.rank == 2 && reduced.test(0) && !reduced.test(1) && nest.inner_is_contiguous({0, 1});
+        if (rows_reduced && wanted_pieces(exec, bytes) > 1 && nest.sizes[1] >= simd::lanes<T>) {
+            const std::size_t n = nest.sizes[0], width = nest.sizes[1];
+            const std::ptrdiff_t step = nest.strides[1][0];
+            const T* x = input + nest.offsets[1];
+            T* y = output + nest.offsets[0];
+            if constexpr (R::shifted) {
+                if (n >= 2 * lse_block_rows) {
+                    reduce_rows_log_sum_exp_in_bands(exec, x, y, width, n, step, count);
+                    return;
+                }
+            } else {
+                using C = simd::compute_t<T>;
+                const bool fused = width <= accumulator_rows<C, 3>::panel && step == static_cast<std::ptrdiff_t>(width) &&
+                                   width * sizeof(T) < narrow_row_bytes;
+                if (!fused && n >= 2 * cascade_block) {
+                    reduce_rows_in_bands(exec, x, y, width, n, step, count, r);
+                    return;
+                }
+            }
+        }
+    }
+    for_each_piece(exec, nest, independent_dimensions<T>(nest, reduced), bytes,
+                   [&](const iter::loop_nest<2>& piece) { run_reduce(input, output, piece, reduced, count, r); });
 }
 
 }  // namespace tensorops::detail

@@ -1,0 +1,441 @@
+// parallel execution: the thread pool, executors of the user's own, and results bit-identical to the sequential
+// ones for every operator, element type and thread count (1, 2, 3, 4, 7, 8 — more threads than cores included).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <tensorops/tensorops.hpp>
+
+#include "support.hpp"
+
+using namespace tensorops;
+using tensorops_test::guarded_buffer;
+using tensorops_test::layout_kind;
+using tensorops_test::test_rng;
+
+namespace {
+
+constexpr std::size_t thread_counts[] = {1, 2, 3, 4, 7, 8};
+
+/// The executors of these tests cut work from 4 KiB of traffic on (the library's default is 256 KiB), so tensors
+/// of tens of KiB already exercise every way of cutting: the tests stay fast under the sanitizers.
+constexpr std::size_t test_piece_bytes = 4 << 10;
+
+/// An executor of the test's own: it records what it is asked and runs the pieces in reverse order on the
+/// calling thread, so any dependence on the order of pieces shows.
+struct recording_executor {
+    std::size_t calls = 0;
+    std::size_t pieces = 0;
+    [[nodiscard]] std::size_t concurrency() const { return 4; }
+    [[nodiscard]] std::size_t min_piece_bytes() const { return test_piece_bytes; }
+    template <class Task>
+    void parallel_for(std::size_t count, const Task& task) {
+        ++calls;
+        pieces += count;
+        for (std::size_t i = count; i-- > 0;) task(i);
+    }
+};
+
+/// An executor whose pool refuses work.
+struct refusing_executor {
+    [[nodiscard]] std::size_t concurrency() const { return 2; }
+    template <class Task>
+    void parallel_for(std::size_t, const Task&) {
+        throw std::runtime_error("the host's pool is shutting down");
+    }
+};
+
+/// Random sizes of the given rank whose elements of type T take between min_kib and max_kib KiB: large enough for
+/// the test executors to cut the work into pieces (from 8 KiB of memory traffic on).
+template <class T>
+std::vector<std::size_t> large_sizes(test_rng& rng, std::size_t rank, std::size_t min_kib, std::size_t max_kib) {
+    const std::size_t min_elements = (min_kib << 10) / sizeof(T), max_elements = (max_kib << 10) / sizeof(T);
+    for (;;) {
+        std::vector<std::size_t> sizes(rank, 1);
+        std::size_t count = 1;
+        const double target = rng.uniform_real(static_cast<double>(min_elements), static_cast<double>(max_elements));
+        for (std::size_t d = 0; d < rank; ++d) {
+            const double remaining = target / static_cast<double>(count);
+            const double share = d + 1 == rank ? remaining : std::pow(remaining, rng.uniform_real(0.2, 0.8));
+            sizes[d] = std::max<std::size_t>(1, static_cast<std::size_t>(share));
+            count *= sizes[d];
+        }
+        std::shuffle(sizes.begin(), sizes.end(), rng.engine());
+        if (count >= min_elements && count <= max_elements) return sizes;
+    }
+}
+
+constexpr layout_kind layouts[] = {layout_kind::packed, layout_kind::transposed, layout_kind::padded, layout_kind::reversed,
+                                   layout_kind::mixed};
+
+template <class T>
+guarded_buffer<T> random_tensor(test_rng& rng, const std::vector<std::size_t>& sizes, layout_kind kind, bool near_one = false) {
+    guarded_buffer<T> buffer(sizes, tensorops_test::random_strides(rng, sizes, kind));
+    std::vector<T> values(buffer.values().size());
+    for (auto& v : values) {
+        if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, float16>) {
+            // Products of values near 1 neither overflow nor vanish; NaN now and then checks its propagation.
+            v = near_one ? static_cast<T>(static_cast<float>(1.0 + rng.uniform_real(-1e-3, 1e-3))) : tensorops_test::random_value<T>(rng);
+            if (rng.chance(1e-5)) v = std::numeric_limits<T>::quiet_NaN();
+        } else {
+            v = tensorops_test::random_value<T>(rng);
+        }
+    }
+    buffer.assign(values);
+    return buffer;
+}
+
+/// Bytes of the view's elements, row-major: equal bytes = bit-identical results.
+template <class T>
+std::vector<unsigned char> bytes_of(const guarded_buffer<T>& buffer) {
+    const auto values = buffer.values();
+    std::vector<unsigned char> out(values.size() * sizeof(T));
+    if (!values.empty()) std::memcpy(out.data(), values.data(), out.size());
+    return out;
+}
+
+/// Runs `operation(executor, output_view)` sequentially into one fresh output and on pools of every thread count
+/// and the recording executor into others; every result must equal the sequential one bit for bit, and nothing
+/// outside the outputs may change. Returns how many pieces the recording executor was given.
+template <class U, class Operation>
+std::size_t check_same_for_every_executor(const std::vector<std::size_t>& sizes, const std::vector<std::ptrdiff_t>& strides,
+                                          const Operation& operation) {
+    guarded_buffer<U> expected(sizes, strides);
+    operation(sequential, expected.view());
+    const auto expected_bytes = bytes_of(expected);
+    for (std::size_t threads : thread_counts) {
+        INFO("threads: " << threads);
+        thread_pool pool(threads, test_piece_bytes);
+        guarded_buffer<U> actual(sizes, strides);
+        operation(pool, actual.view());
+        CHECK(bytes_of(actual) == expected_bytes);
+        CHECK(actual.untouched_outside_view());
+    }
+    recording_executor recorder;
+    guarded_buffer<U> actual(sizes, strides);
+    operation(recorder, actual.view());
+    CHECK(bytes_of(actual) == expected_bytes);
+    return recorder.pieces;
+}
+
+using parallel_types = std::tuple<double, float, float16, std::int32_t>;
+
+/// Whether the build has the vector kernels: the bands of rows and the chunks of one line belong to them, so a
+/// scalar build (TENSOROPS_NO_XSIMD) cuts fewer cases into pieces — with the same results.
+constexpr bool vector_kernels = tensorops::simd::vectorized;
+
+/// The recording executor was given more than one piece (expected where the build has the vector kernels).
+bool was_cut(std::size_t pieces) { return pieces > 1 || !vector_kernels; }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// The thread pool.
+
+TEST_CASE("thread_pool: every piece runs exactly once, for any number of threads and pieces", "[parallel]") {
+    for (std::size_t threads : {0u, 1u, 2u, 3u, 8u}) {
+        thread_pool pool(threads);
+        CHECK(pool.concurrency() == (threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads));
+        for (std::size_t count : {0u, 1u, 2u, 7u, 1000u}) {
+            INFO("threads " << threads << ", pieces " << count);
+            std::vector<std::atomic<int>> runs(count);
+            pool.parallel_for(count, [&](std::size_t i) { runs[i].fetch_add(1); });
+            for (std::size_t i = 0; i < count; ++i) CHECK(runs[i].load() == 1);
+        }
+    }
+}
+
+TEST_CASE("thread_pool: the first exception propagates, the rest is skipped, the pool stays usable", "[parallel]") {
+    thread_pool pool(4);
+    std::atomic<int> ran{0};
+    CHECK_THROWS_MATCHES(pool.parallel_for(2000,
+                                           [&](std::size_t i) {
+                                               ran.fetch_add(1);
+                                               if (i == 3) throw std::invalid_argument("piece 3 failed");
+                                               std::this_thread::sleep_for(std::chrono::microseconds(200));
+                                           }),
+                         std::invalid_argument, Catch::Matchers::Message("piece 3 failed"));
+    CHECK(ran.load() < 1000);  // pieces not started when piece 3 threw were skipped (running them all takes 0.1 s)
+    std::atomic<int> after{0};
+    pool.parallel_for(100, [&](std::size_t) { after.fetch_add(1); });
+    CHECK(after.load() == 100);
+}
+
+TEST_CASE("thread_pool: a call from inside a piece runs inline; calls from several threads take turns", "[parallel]") {
+    thread_pool pool(3);
+    std::atomic<int> inner{0};
+    pool.parallel_for(8, [&](std::size_t) { pool.parallel_for(5, [&](std::size_t) { inner.fetch_add(1); }); });
+    CHECK(inner.load() == 40);
+
+    std::atomic<int> total{0};
+    std::vector<std::thread> callers;
+    for (int c = 0; c < 4; ++c)
+        callers.emplace_back([&] {
+            for (int round = 0; round < 50; ++round) pool.parallel_for(16, [&](std::size_t) { total.fetch_add(1); });
+        });
+    for (auto& caller : callers) caller.join();
+    CHECK(total.load() == 4 * 50 * 16);
+}
+
+TEST_CASE("executors: the concept accepts pools, sequential and the user's own types", "[parallel]") {
+    STATIC_REQUIRE(executor<thread_pool>);
+    STATIC_REQUIRE(executor<const sequential_executor>);
+    STATIC_REQUIRE(executor<recording_executor>);
+    STATIC_REQUIRE(!executor<int>);
+    STATIC_REQUIRE(!executor<tensor_view<float>>);
+}
+
+TEST_CASE("executors: small tensors never reach the executor; an executor's own failure propagates", "[parallel]") {
+    std::vector<float> x(1000, 1.0f), y(1000, 0.0f);
+    recording_executor recorder;
+    cumulative_sum(recorder, tensor_view<const float>(x.data(), {10, 100}), tensor_view<float>(y.data(), {10, 100}), {1});
+    CHECK(recorder.calls == 0);
+    CHECK(y[99] == 100.0f);
+
+    std::vector<float> big(1 << 20, 1.0f), out(1 << 20, 0.0f);
+    refusing_executor refusing;
+    CHECK_THROWS_MATCHES(cumulative_sum(refusing, tensor_view<const float>(big.data(), {1024, 1024}), tensor_view<float>(out.data(), {1024, 1024}),
+                                        {1}),
+                         std::runtime_error, Catch::Matchers::Message("the host's pool is shutting down"));
+    std::vector<float> sums(1024);
+    CHECK_THROWS_AS(reduce(refusing, tensor_view<const float>(big.data(), {1024, 1024}), tensor_view<float>(sums.data(), {1024, 1}),
+                           reduce_function::sum, {1}),
+                    std::runtime_error);
+}
+
+TEST_CASE("executors: an exception thrown by a user's scan operation propagates from the pool's threads", "[parallel]") {
+    std::vector<std::int64_t> x(1 << 18, 1), y(1 << 18, 0);
+    thread_pool pool(3);
+    const auto failing = [](std::int64_t a, std::int64_t b) -> std::int64_t {
+        if (b == 7) throw std::domain_error("seven");
+        return a + b;
+    };
+    x[200000] = 7;
+    CHECK_THROWS_MATCHES(cumulative_scan<std::int64_t>(pool, tensor_view<const std::int64_t>(x.data(), {512, 512}),
+                                                       tensor_view<std::int64_t>(y.data(), {512, 512}), {1}, failing, 0),
+                         std::domain_error, Catch::Matchers::Message("seven"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bit-identical results.
+
+TEMPLATE_LIST_TEST_CASE("parallel reduce: bit-identical to sequential for every thread count", "[parallel]", parallel_types) {
+    using T = TestType;
+    test_rng rng(std::string("parallel reduce ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    std::vector<reduce_function> functions = {reduce_function::sum, reduce_function::max, reduce_function::min, reduce_function::multiply,
+                                              reduce_function::l1, reduce_function::sum_square};
+    if constexpr (!std::is_integral_v<T>)
+        functions.insert(functions.end(), {reduce_function::average, reduce_function::l2, reduce_function::log_sum, reduce_function::log_sum_exp});
+    std::size_t split = 0, cases = 0;
+    for (reduce_function function : functions) {
+        for (int trial = 0; trial < 2; ++trial) {
+            const std::size_t rank = rng.uniform<std::size_t>(2, 4);
+            const auto sizes = large_sizes<T>(rng, rank, 40, 80);
+            std::vector<std::size_t> axes;
+            for (std::size_t d = 0; d < rank; ++d)
+                if (rng.chance(0.5)) axes.push_back(d);
+            if (axes.empty() || axes.size() == rank) axes = {rng.uniform<std::size_t>(0, rank - 1)};
+            const auto in_kind = layouts[rng.uniform<std::size_t>(0, 4)], out_kind = layouts[rng.uniform<std::size_t>(0, 4)];
+            const auto input = random_tensor<T>(rng, sizes, in_kind, function == reduce_function::multiply);
+            auto out_sizes = sizes;
+            for (std::size_t a : axes) out_sizes[a] = 1;
+            INFO("function " << static_cast<int>(function) << ", input " << tensorops_test::describe_layout(sizes, input.strides()));
+            const auto out_strides = tensorops_test::random_strides(rng, out_sizes, out_kind);
+            const std::size_t pieces = check_same_for_every_executor<T>(out_sizes, out_strides, [&](auto& exec, auto y) {
+                reduce(exec, input.const_view(), y, function, std::span<const std::size_t>(axes));
+            });
+            split += pieces > 1;
+            ++cases;
+        }
+    }
+    if (vector_kernels) CHECK(split * 3 >= cases);  // many cases were really cut (narrow outputs of long groups may not be)
+}
+
+TEMPLATE_LIST_TEST_CASE("parallel argmax/argmin: bit-identical to sequential for every thread count", "[parallel]", parallel_types) {
+    using T = TestType;
+    test_rng rng(std::string("parallel argmax ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    std::size_t split = 0, cases = 0;
+    for (int trial = 0; trial < 8; ++trial) {
+        const std::size_t rank = rng.uniform<std::size_t>(1, 4);
+        const auto sizes = large_sizes<T>(rng, rank, 40, 80);
+        std::vector<std::size_t> axes;
+        for (std::size_t d = 0; d < rank; ++d)
+            if (rng.chance(0.5)) axes.push_back(d);
+        if (axes.empty() || axes.size() == rank) axes = {rng.uniform<std::size_t>(0, rank - 1)};
+        const auto input = random_tensor<T>(rng, sizes, layouts[rng.uniform<std::size_t>(0, 4)]);
+        auto out_sizes = sizes;
+        for (std::size_t a : axes) out_sizes[a] = 1;
+        const bool maximum = trial % 2 == 0;
+        const auto direction = trial % 4 < 2 ? axis_direction::increasing : axis_direction::decreasing;
+        INFO("argmax " << maximum << ", input " << tensorops_test::describe_layout(sizes, input.strides()));
+        split += check_same_for_every_executor<std::int64_t>(
+                     out_sizes, tensorops_test::random_strides(rng, out_sizes, layouts[rng.uniform<std::size_t>(0, 4)]), [&](auto& exec, auto y) {
+                         if (maximum) argmax(exec, input.const_view(), y, std::span<const std::size_t>(axes), direction);
+                         else argmin(exec, input.const_view(), y, std::span<const std::size_t>(axes), direction);
+                     }) > 1;
+        ++cases;
+    }
+    if (vector_kernels) CHECK(split * 2 >= cases);
+}
+
+TEMPLATE_LIST_TEST_CASE("parallel cumulative sum/product: bit-identical to sequential for every thread count", "[parallel]", parallel_types) {
+    using T = TestType;
+    test_rng rng(std::string("parallel cumulative ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    std::size_t split = 0, cases = 0;
+    for (int trial = 0; trial < 12; ++trial) {
+        const std::size_t rank = rng.uniform<std::size_t>(2, 4);
+        const auto sizes = large_sizes<T>(rng, rank, 20, 40);
+        const bool product = trial % 3 == 2;
+        const scan_options options{rng.uniform<std::size_t>(0, rank - 1), rng.chance(0.5) ? axis_direction::increasing : axis_direction::decreasing,
+                                   rng.chance(0.5)};
+        const auto input = random_tensor<T>(rng, sizes, layouts[rng.uniform<std::size_t>(0, 4)], product);
+        INFO("product " << product << ", axis " << options.axis << ", input " << tensorops_test::describe_layout(sizes, input.strides()));
+        split += check_same_for_every_executor<T>(sizes, tensorops_test::random_strides(rng, sizes, layouts[rng.uniform<std::size_t>(0, 4)]),
+                                                  [&](auto& exec, auto y) {
+                                                      if (product) cumulative_product<T>(exec, input.const_view(), y, options);
+                                                      else cumulative_sum<T>(exec, input.const_view(), y, options);
+                                                  }) > 1;
+        ++cases;
+    }
+    if (vector_kernels) CHECK(split * 2 >= cases);
+}
+
+TEMPLATE_LIST_TEST_CASE("parallel scatter_nd / gather_nd: bit-identical to sequential for every thread count", "[parallel]", parallel_types) {
+    using T = TestType;
+    test_rng rng(std::string("parallel scatter ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    constexpr std::size_t rows = 512, columns = 48, tuples = 800;
+    const auto data = random_tensor<T>(rng, {rows, columns}, layout_kind::padded);
+    // Row tuples with duplicates, some counting from the end.
+    std::vector<std::int64_t> index_values(tuples);
+    for (auto& v : index_values) v = rng.uniform<std::int64_t>(-static_cast<std::int64_t>(rows), static_cast<std::int64_t>(rows) - 1);
+    const tensor_view<const std::int64_t> indices(index_values.data(), {tuples, 1});
+    const auto updates = random_tensor<T>(rng, {tuples, columns}, layout_kind::packed);
+    for (auto reduction : {scatter_reduction::none, scatter_reduction::add, scatter_reduction::max}) {
+        INFO("reduction " << static_cast<int>(reduction));
+        CHECK(check_same_for_every_executor<T>({rows, columns}, tensorops_test::random_strides(rng, {rows, columns}, layout_kind::transposed),
+                                               [&](auto& exec, auto y) {
+                                                   scatter_nd<T>(exec, data.const_view(), indices, updates.const_view(), y, reduction);
+                                               }) > 1);
+    }
+    CHECK(check_same_for_every_executor<T>({tuples, columns}, tensorops_test::random_strides(rng, {tuples, columns}, layout_kind::mixed),
+                                           [&](auto& exec, auto y) { gather_nd<T>(exec, data.const_view(), indices, y); }) > 1);
+
+    // A bad tuple: the same error (the first bad tuple, row-major) on every executor, and the output untouched.
+    index_values[500] = static_cast<std::int64_t>(rows);
+    index_values[700] = -static_cast<std::int64_t>(rows) - 1;
+    std::string sequential_message;
+    try {
+        std::vector<T> out(rows * columns);
+        scatter_nd<T>(data.const_view(), indices, updates.const_view(), tensor_view<T>(out.data(), {rows, columns}));
+    } catch (const error& e) {
+        sequential_message = e.what();
+    }
+    REQUIRE(sequential_message.find("indices[500") != std::string::npos);
+    for (std::size_t threads : thread_counts) {
+        thread_pool pool(threads, test_piece_bytes);
+        std::vector<T> out(rows * columns, T(1));
+        const auto before = out;
+        CHECK_THROWS_WITH(scatter_nd<T>(pool, data.const_view(), indices, updates.const_view(), tensor_view<T>(out.data(), {rows, columns})),
+                          sequential_message);
+        CHECK(std::memcmp(out.data(), before.data(), out.size() * sizeof(T)) == 0);
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("parallel reductions over rows: bands of rows give the sequential result, cascade edges included", "[parallel]",
+                        parallel_types) {
+    using T = TestType;
+    test_rng rng(std::string("parallel bands ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    struct shape {
+        std::size_t rows, columns, row_stride;
+    };
+    // Whole and partial cascade blocks (128 rows), past 128 blocks (the total row), rows wider than a panel, rows
+    // that are narrow but not back to back (so not fused), a band count that does not divide the rows.
+    const shape shapes[] = {{16384 + 300, 16, 20}, {257, 2500, 2500}, {300, 1024, 1031}, {131, 2200, 2200}};
+    for (const auto& s : shapes) {
+        INFO("rows " << s.rows << ", columns " << s.columns << ", row stride " << s.row_stride);
+        guarded_buffer<T> input({s.rows, s.columns}, {static_cast<std::ptrdiff_t>(s.row_stride), 1});
+        std::vector<T> values(s.rows * s.columns);
+        for (auto& v : values) {
+            if constexpr (std::is_integral_v<T>) v = tensorops_test::random_value<T>(rng);
+            else v = static_cast<T>(static_cast<float>(rng.uniform<int>(0, 3)));  // many ties
+        }
+        if constexpr (!std::is_integral_v<T>) {
+            values[rng.uniform<std::size_t>(0, values.size() - 1)] = std::numeric_limits<T>::quiet_NaN();
+            values[rng.uniform<std::size_t>(0, values.size() - 1)] = std::numeric_limits<T>::quiet_NaN();
+        }
+        input.assign(values);
+        const std::vector<std::size_t> out_sizes{1, s.columns};
+        const std::vector<std::ptrdiff_t> out_strides{static_cast<std::ptrdiff_t>(s.columns), 1};
+        std::vector<reduce_function> functions{reduce_function::sum, reduce_function::max, reduce_function::min, reduce_function::multiply};
+        if constexpr (!std::is_integral_v<T>) functions.push_back(reduce_function::log_sum_exp);
+        for (auto function : functions) {
+            INFO("function " << static_cast<int>(function));
+            CHECK(was_cut(check_same_for_every_executor<T>(out_sizes, out_strides, [&](auto& exec, auto y) {
+                      reduce(exec, input.const_view(), y, function, {0});
+                  })));
+        }
+        for (auto direction : {axis_direction::increasing, axis_direction::decreasing}) {
+            CHECK(was_cut(check_same_for_every_executor<std::uint32_t>(out_sizes, out_strides, [&](auto& exec, auto y) {
+                      argmax(exec, input.const_view(), y, {0}, direction);
+                  })));
+            CHECK(was_cut(check_same_for_every_executor<std::int64_t>(out_sizes, out_strides, [&](auto& exec, auto y) {
+                      argmin(exec, input.const_view(), y, {0}, direction);
+                  })));
+        }
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("parallel reductions of one long line: chunks of the cascade give the sequential result", "[parallel]",
+                        parallel_types) {
+    using T = TestType;
+    test_rng rng(std::string("parallel line ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    // Lengths of at least two cascade blocks (up to 16384 elements at 512-bit vectors): a multiple of every block
+    // size (nothing left for the calling thread), and two with a tail of whole vectors and single elements.
+    for (std::size_t length : {std::size_t{1} << 16, std::size_t{100003}, std::size_t{40001}}) {
+        INFO("length " << length);
+        guarded_buffer<T> input({length}, {1});
+        std::vector<T> values(length);
+        for (auto& v : values) {
+            if constexpr (std::is_integral_v<T>) v = tensorops_test::random_value<T>(rng);
+            else v = static_cast<T>(static_cast<float>(rng.uniform<int>(0, 1000)) / 64.0f);  // ties for argmax
+        }
+        input.assign(values);
+        const std::vector<std::size_t> one{1};
+        const std::vector<std::ptrdiff_t> unit{1};
+        std::vector<reduce_function> functions{reduce_function::sum, reduce_function::sum_square, reduce_function::l1, reduce_function::max};
+        if constexpr (!std::is_integral_v<T>)
+            functions.insert(functions.end(), {reduce_function::average, reduce_function::l2, reduce_function::log_sum});
+        for (auto function : functions) {
+            INFO("function " << static_cast<int>(function));
+            check_same_for_every_executor<T>(one, unit, [&](auto& exec, auto y) { reduce(exec, input.const_view(), y, function, {0}); });
+        }
+        for (auto direction : {axis_direction::increasing, axis_direction::decreasing}) {
+            CHECK(was_cut(check_same_for_every_executor<std::int64_t>(one, unit, [&](auto& exec, auto y) {
+                      argmax(exec, input.const_view(), y, {0}, direction);
+                  })));
+            CHECK(was_cut(check_same_for_every_executor<std::uint32_t>(one, unit, [&](auto& exec, auto y) {
+                      argmin(exec, input.const_view(), y, {0}, direction);
+                  })));
+        }
+        if constexpr (!std::is_integral_v<T>) {  // the pairwise sums were really cut
+            CHECK(was_cut(check_same_for_every_executor<T>(one, unit, [&](auto& exec, auto y) {
+                      reduce(exec, input.const_view(), y, reduce_function::sum, {0});
+                  })));
+        }
+    }
+}
