@@ -190,12 +190,11 @@ P combine_all(const std::array<P, N>& accumulators, Combine&& combine) {
     }
 }
 
-/// The accumulated value of the runs (the inner kernel's loop), its vector blocks joining `blocks` — empty for a
-/// whole group, or the cascade of the blocks before `base` when the group's first blocks were summed elsewhere
-/// (reduce_line_in_chunks).
+/// The accumulated value of the runs (the inner kernel's loop), its vector blocks joining `blocks`: the cascade
+/// of the blocks before `base` when the group's first blocks were summed elsewhere (reduce_line_in_chunks).
 template <class T, class R>
-typename R::accumulator accumulate_runs(const T* base, const iter::loop_nest<2>& runs, std::size_t length, const R& r,
-                                        const typename R::accumulator& shift, cascade<simd::pack<T>> blocks = {}) {
+typename R::accumulator accumulate_runs_after(const T* base, const iter::loop_nest<2>& runs, std::size_t length, const R& r,
+                                              const typename R::accumulator& shift, cascade<simd::pack<T>>& blocks) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
     using A = typename R::accumulator;
@@ -250,6 +249,14 @@ typename R::accumulator accumulate_runs(const T* base, const iter::loop_nest<2>&
     });
     const P lanes = blocks.total(combine_all(accumulators, combine), combine);
     return r.combine(r.reduce_lanes(lanes), scalar_blocks.total(rest, combine_scalars));
+}
+
+/// The accumulated value of the runs of one group (the inner kernel's loop).
+template <class T, class R>
+typename R::accumulator accumulate_runs(const T* base, const iter::loop_nest<2>& runs, std::size_t length, const R& r,
+                                        const typename R::accumulator& shift) {
+    cascade<simd::pack<T>> blocks;  // left uninitialised: levels are written before they are read
+    return accumulate_runs_after(base, runs, length, r, shift, blocks);
 }
 
 /// Log-sum-exp state of a stretch of elements: its maximum m and s = Σ e^(x − shift(m)), shift(m) = m, or 0
@@ -356,10 +363,11 @@ void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::s
 // horizontal step at all; row ends narrower than a vector use partial loads.
 // Three rows of accumulators: the running row takes cascade_block input rows and then joins the block row,
 // which takes cascade_block such blocks and then joins the total row — a three-level cascade whose error grows
-// like (2·cascade_block + n / cascade_block²)·ε rather than n·ε for sums. Every function keeps this structure
-// (for max, min and products it costs one row combination per 128 rows): it fixes the order of operations in
-// blocks of cascade_block rows, so reduce_rows_in_bands can give the blocks to several threads and combine their
-// running rows exactly as here.
+// like (2·cascade_block + n / cascade_block²)·ε rather than n·ε for sums. Every function with R::row_blocks keeps
+// this structure (for max, min and integer products it costs one row combination per 128 rows): it fixes the
+// order of operations in blocks of cascade_block rows, so reduce_rows_in_bands can give the blocks to several
+// threads and combine their running rows exactly as here. Floating products keep one running row (restarting
+// from 1 every block, data in [0, 1) went through subnormals again each time: 2.4× slower).
 // Log-sum-exp takes the rows in blocks of lse_block_rows: the block's maximum (one pass from memory), then
 // Σ e^(x − shift) over the same rows (from cache), merged into a running (maximum, sum) pair of rows the way
 // log_sum_exp_state merges stretches.
@@ -463,7 +471,7 @@ template <class T, class R>
 void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& group, std::size_t count, const R& r) {
     using C = simd::compute_t<T>;
     using P = simd::pack<T>;
-    constexpr std::size_t levels = 3;  // running, blocks, total
+    constexpr std::size_t levels = R::row_blocks ? 3 : 1;  // running, blocks, total
     accumulator_rows<C, levels> rows;
     const C identity = static_cast<C>(r.identity());
     const std::size_t fuse = width <= rows.panel ? fused_rows<T>(width, group, rows.panel) : 1;
@@ -476,17 +484,21 @@ void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& 
         for_each_row_quad(x + start, group, w, fuse, [&](const T* row, std::ptrdiff_t step, std::size_t n, std::size_t row_lanes) {
             if (n == 4) fold_rows<4, T>({row, row + step, row + 2 * step, row + 3 * step}, running, nullptr, row_lanes, r);
             else fold_rows<1, T>({row}, running, nullptr, row_lanes, r);
-            if ((rows_in_block += n) < cascade_block) return;
-            combine_rows<T>(rows.row(1), running, lanes, r);
-            fill_row(running, lanes, identity);
-            rows_in_block = 0;
-            if (++blocks < cascade_block) return;
-            combine_rows<T>(rows.row(2), rows.row(1), lanes, r);
-            fill_row(rows.row(1), lanes, identity);
-            blocks = 0;
+            if constexpr (R::row_blocks) {
+                if ((rows_in_block += n) < cascade_block) return;
+                combine_rows<T>(rows.row(1), running, lanes, r);
+                fill_row(running, lanes, identity);
+                rows_in_block = 0;
+                if (++blocks < cascade_block) return;
+                combine_rows<T>(rows.row(2), rows.row(1), lanes, r);
+                fill_row(rows.row(1), lanes, identity);
+                blocks = 0;
+            }
         });
-        combine_rows<T>(rows.row(1), running, lanes, r);
-        combine_rows<T>(rows.row(2), rows.row(1), lanes, r);
+        if constexpr (R::row_blocks) {
+            combine_rows<T>(rows.row(1), running, lanes, r);
+            combine_rows<T>(rows.row(2), rows.row(1), lanes, r);
+        }
         C* total = rows.row(levels - 1);
         for (std::size_t segment = 1; segment < fuse; ++segment) combine_rows<T>(total, total + segment * w, w, r);
         T* out = y + start;
@@ -722,7 +734,7 @@ void run_reduce(const T* input, T* output, const iter::loop_nest<2>& nest, iter:
 /// cascade, whose tree does not depend on where the stream is cut: 2^k blocks starting at a multiple of 2^k form
 /// one node of it. So the line's first blocks are cut into such aligned chunks, each summed by a piece with a
 /// cascade of its own; the calling thread carries the chunk nodes into the cascade at level k (push_at) and runs
-/// the rest of the line itself, continuing that cascade. Bit-identical to the sequential kernel. Returns false
+/// the rest of the line itself, continuing that cascade (accumulate_runs_after). Bit-identical to the sequential kernel. Returns false
 /// (nothing done) when the line is too short to be worth it.
 template <class T, class R>
 bool reduce_line_in_chunks(const executor_ref& exec, const T* x, T* y, std::size_t length, std::size_t count, const R& r) {
@@ -756,7 +768,7 @@ bool reduce_line_in_chunks(const executor_ref& exec, const T* x, T* y, std::size
     cascade<P> blocks;
     for (const P& node : nodes) blocks.push_at(node, level, combine);
     const std::size_t done = chunks * chunk_blocks * block;
-    *y = r.finish(accumulate_runs(x + done, iter::loop_nest<2>{}, length - done, r, no_shift, blocks), count, no_shift);
+    *y = r.finish(accumulate_runs_after(x + done, iter::loop_nest<2>{}, length - done, r, no_shift, blocks), count, no_shift);
     return true;
 }
 
@@ -786,7 +798,7 @@ void run_reduce_on(const executor_ref& exec, const T* input, T* output, const it
                     reduce_rows_log_sum_exp_in_bands(exec, x, y, width, n, step, count);
                     return;
                 }
-            } else {
+            } else if constexpr (R::row_blocks) {
                 using C = simd::compute_t<T>;
                 const bool fused = width <= accumulator_rows<C, 3>::panel && step == static_cast<std::ptrdiff_t>(width) &&
                                    width * sizeof(T) < narrow_row_bytes;

@@ -9,6 +9,9 @@
 //   pairwise             float sums: combine completed blocks pairwise (a cascade) for accuracy
 //   has_identity         false for max/min over user types without numeric_limits: start from the first element
 //   shifted              log-sum-exp: the kernels first find each group's maximum and pass it as `shift`
+//   row_blocks           the outer kernel fixes its order of operations in blocks of rows (what lets threads share
+//                        the rows, bit-identically); false for floating products, which would pass through
+//                        subnormals again in every block (2.4× slower on data in [0, 1))
 // The lane versions (lift_lanes, combine_lanes, reduce_lanes, finish_lanes) mirror them on simd packs.
 #pragma once
 
@@ -41,6 +44,7 @@ struct sum_reduction {
     using accumulator = accumulator_t<T>;
     static constexpr bool vectorizable = builtin_element<T>;
     static constexpr bool pairwise = std::is_floating_point_v<accumulator>;
+    static constexpr bool row_blocks = true;
     static constexpr bool shifted = false;
     static constexpr bool has_identity = true;
 
@@ -99,6 +103,7 @@ struct product_reduction {
     using accumulator = accumulator_t<T>;
     static constexpr bool vectorizable = builtin_element<T>;
     static constexpr bool pairwise = false;  // relative error grows like n·ε in any order
+    static constexpr bool row_blocks = !std::is_floating_point_v<accumulator>;
     static constexpr bool shifted = false;
     static constexpr bool has_identity = true;
 
@@ -124,6 +129,7 @@ struct extreme_reduction {
     using accumulator = accumulator_t<T, accumulation::ordering>;
     static constexpr bool vectorizable = builtin_element<T>;
     static constexpr bool pairwise = false;
+    static constexpr bool row_blocks = true;
     static constexpr bool shifted = false;
     /// Types without numeric_limits have no identity for max/min: their groups start from the first element.
     static constexpr bool has_identity = requires { element_identity<accumulator>::max_identity(); };
@@ -164,6 +170,7 @@ struct log_sum_exp_reduction {
     using accumulator = accumulator_t<T>;
     static constexpr bool vectorizable = builtin_element<T>;
     static constexpr bool pairwise = true;
+    static constexpr bool row_blocks = true;
     static constexpr bool shifted = true;
     static constexpr bool has_identity = true;
 
