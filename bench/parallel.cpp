@@ -140,6 +140,35 @@ void register_all() {
                 ->Unit(benchmark::kMicrosecond)
                 ->UseRealTime();
         }
+        // One line of 16M floats (the fixed blocks of a long scan on the threads); and the outer scan through an
+        // executor that does not claim pieces in order (the two-pass blocked scan: the input is read twice).
+        benchmark::RegisterBenchmark((std::string("parallel/cumulative_sum/f32/one_line/64MiB") + suffix).c_str(), [=](benchmark::State& state) {
+            const auto x = input();
+            auto out = tb::scratch<float>(rows * columns, 1);
+            tensorops::thread_pool pool(static_cast<std::size_t>(threads));
+            const tensorops::tensor_view<const float> xv(x.data(), {rows * columns});
+            const tensorops::tensor_view<float> yv(out.data(), {rows * columns});
+            run_threads(state, threads, static_cast<std::int64_t>(2 * x.size() * sizeof(float)), tb::limit::copy, [&] {
+                tensorops::cumulative_sum(pool, xv, yv);
+                benchmark::ClobberMemory();
+            });
+        })->Unit(benchmark::kMicrosecond)->UseRealTime();
+        benchmark::RegisterBenchmark((std::string("parallel/cumulative_sum/f32/outer/64MiB/two_pass") + suffix).c_str(), [=](benchmark::State& state) {
+            const auto x = input();
+            auto out = tb::scratch<float>(rows * columns, 1);
+            tensorops::thread_pool pool(static_cast<std::size_t>(threads));
+            struct unordered {  // the pool without claims_in_order()
+                tensorops::thread_pool& pool;
+                [[nodiscard]] std::size_t concurrency() const { return pool.concurrency(); }
+                void parallel_for(std::size_t count, tensorops::task_ref task) { pool.parallel_for(count, task); }
+            } executor{pool};
+            const tensorops::tensor_view<const float> xv(x.data(), {rows, columns});
+            const tensorops::tensor_view<float> yv(out.data(), {rows, columns});
+            run_threads(state, threads, static_cast<std::int64_t>(2 * x.size() * sizeof(float)), tb::limit::copy, [&] {
+                tensorops::cumulative_sum(executor, xv, yv, {0});
+                benchmark::ClobberMemory();
+            });
+        })->Unit(benchmark::kMicrosecond)->UseRealTime();
         // Scatter-ND: 64K random rows of 64 f32 into a (1M, 64) tensor; the input → output copy is the part that
         // runs on the pool (the updates, 16 MiB of them, apply in row-major order of the index array).
         benchmark::RegisterBenchmark((std::string("parallel/scatter_nd_rows/f32/64MiB") + suffix).c_str(), [=](benchmark::State& state) {

@@ -203,8 +203,8 @@ void for_each_in_group(const std::vector<std::size_t>& sizes, const std::vector<
     std::vector<std::size_t> group_sizes(sizes.size(), 1);
     for (std::size_t d = 0; d < sizes.size(); ++d)
         if (reduced[d]) group_sizes[d] = sizes[d];
+    std::vector<std::size_t> index = out_index;  // the kept coordinates stay; the reduced ones are set per element
     for_each_index(group_sizes, [&](const std::vector<std::size_t>& offset) {
-        std::vector<std::size_t> index = out_index;
         for (std::size_t d = 0; d < sizes.size(); ++d)
             if (reduced[d]) index[d] = offset[d];
         f(static_cast<const std::vector<std::size_t>&>(index));

@@ -19,9 +19,27 @@
 
 #include <tensorops/tensorops.hpp>
 
+// Set by the build (tests/CMakeLists.txt) when the tests are built with sanitizers.
+#ifndef TENSOROPS_TEST_SANITIZED
+#define TENSOROPS_TEST_SANITIZED 0
+#endif
+
 namespace tensorops_test {
 
 using tensorops::float16;
+
+// ---------------------------------------------------------------------------------------------
+// Sampling in sanitised builds.
+
+/// True in the sanitised builds (unoptimised, every access checked: ten to thirty times slower).
+inline constexpr bool sanitized_build = TENSOROPS_TEST_SANITIZED != 0;
+
+/// Whether combination number `index` of an edge-case test runs in this build: every combination in the optimised
+/// builds; every other one in the sanitised builds, where the few tests that sweep large tensors over every
+/// function and shape would otherwise take most of the run. Tests index their combinations so that, over the
+/// sweep, each function still meets several shapes (e.g. shape number + function number), so every kernel path
+/// still runs under the sanitizers.
+constexpr bool runs_in_this_build(std::size_t index) { return !sanitized_build || index % 2 == 0; }
 
 // ---------------------------------------------------------------------------------------------
 // Element types.

@@ -59,6 +59,7 @@ TEMPLATE_LIST_TEST_CASE("reduce: argmax/argmin over long groups: many blocks, ti
     INFO(rng.describe());
     for (int trial = 0; trial < 12; ++trial) {
         const std::size_t n = rng.uniform<std::size_t>(2000, 9000), width = rng.uniform<std::size_t>(1, 20);
+        if (!tensorops_test::runs_in_this_build(static_cast<std::size_t>(trial))) continue;
         // Contiguous groups ([width, n] over axis 1) and outer groups ([n, width] over axis 0).
         for (int layout = 0; layout < 2; ++layout) {
             const std::vector<std::size_t> sizes = layout == 0 ? std::vector<std::size_t>{width, n} : std::vector<std::size_t>{n, width};

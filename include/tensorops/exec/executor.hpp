@@ -41,9 +41,14 @@ inline constexpr std::size_t default_min_piece_bytes = std::size_t{256} << 10;
 /// Something that runs the pieces of a job, perhaps concurrently: `e.parallel_for(count, task)` calls task(i)
 /// exactly once for every i in [0, count), in any order and on any threads, and returns when every call has
 /// returned. If calls throw, parallel_for throws one of their exceptions once the others have returned (pieces
-/// not yet started may be skipped). Optional, both only size the pieces and never change a result:
+/// not yet started may be skipped). Optional, none of them ever changes a result:
 /// `e.concurrency()`, how many pieces can run at once (otherwise std::thread::hardware_concurrency());
-/// `e.min_piece_bytes()`, the least memory traffic worth a piece (otherwise default_min_piece_bytes).
+/// `e.min_piece_bytes()`, the least memory traffic worth a piece (otherwise default_min_piece_bytes);
+/// `e.claims_in_order()`, true if parallel_for starts pieces in increasing index order and runs each started
+/// piece to its end while later ones are started elsewhere — so a piece may wait for an earlier one (the long
+/// scans then read their input once instead of twice: ops/detail/blocked_scan.hpp). Otherwise false. A pool
+/// that may postpone a started piece (work stealing that parks it, a single thread running pieces out of order)
+/// must not claim it: a piece would wait for ever.
 /// tensorops::thread_pool, tensorops::sequential, or an adapter of a host's pool (TBB, OpenMP, a job system).
 template <class E>
 concept executor = requires(E& e, std::size_t count, task_ref task) { e.parallel_for(count, task); };
@@ -55,6 +60,7 @@ struct sequential_executor {
         for (std::size_t i = 0; i < count; ++i) task(i);
     }
     [[nodiscard]] static constexpr std::size_t concurrency() noexcept { return 1; }
+    [[nodiscard]] static constexpr bool claims_in_order() noexcept { return true; }
 };
 
 inline constexpr sequential_executor sequential{};
@@ -68,7 +74,8 @@ public:
         : object_(const_cast<void*>(static_cast<const void*>(&e))),
           run_([](void* object, std::size_t count, task_ref task) { static_cast<E*>(object)->parallel_for(count, task); }),
           concurrency_(concurrency_of(e)),
-          min_piece_bytes_(min_piece_bytes_of(e)) {}
+          min_piece_bytes_(min_piece_bytes_of(e)),
+          claims_in_order_(claims_in_order_of(e)) {}
 
     /// Runs task(0) … task(count − 1) through the executor (inline, without it, when there is one piece).
     void parallel_for(std::size_t count, task_ref task) const {
@@ -77,8 +84,15 @@ public:
     }
     [[nodiscard]] std::size_t concurrency() const noexcept { return concurrency_; }
     [[nodiscard]] std::size_t min_piece_bytes() const noexcept { return min_piece_bytes_; }
+    [[nodiscard]] bool claims_in_order() const noexcept { return claims_in_order_; }
 
 private:
+    template <class E>
+    static bool claims_in_order_of(E& e) {
+        if constexpr (requires { e.claims_in_order(); }) return static_cast<bool>(e.claims_in_order());
+        else return false;
+    }
+
     template <class E>
     static std::size_t min_piece_bytes_of(E& e) {
         if constexpr (requires { e.min_piece_bytes(); }) return std::max<std::size_t>(1, static_cast<std::size_t>(e.min_piece_bytes()));
@@ -97,6 +111,7 @@ private:
     void (*run_)(void*, std::size_t, task_ref);
     std::size_t concurrency_;
     std::size_t min_piece_bytes_;
+    bool claims_in_order_;
 };
 
 }  // namespace tensorops

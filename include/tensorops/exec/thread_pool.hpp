@@ -47,6 +47,8 @@ public:
     [[nodiscard]] std::size_t concurrency() const noexcept { return workers_.size() + 1; }
     /// The least memory traffic per piece of work (see the constructor).
     [[nodiscard]] std::size_t min_piece_bytes() const noexcept { return min_piece_bytes_; }
+    /// Pieces start in increasing order (one shared counter) and each runs to its end on the thread that took it.
+    [[nodiscard]] static constexpr bool claims_in_order() noexcept { return true; }
 
     /// Calls task(i) once for every i in [0, count) on the pool's threads and the calling one; returns when all
     /// have returned. Exceptions: the first one a piece throws is rethrown here after the running pieces end;

@@ -14,6 +14,7 @@
 #include "../exec/split.hpp"
 #include "../iter/plan.hpp"
 #include "arguments.hpp"
+#include "detail/blocked_scan.hpp"
 #include "detail/scan_kernels.hpp"
 
 namespace tensorops {
@@ -33,6 +34,9 @@ struct scan_options {
 
 namespace detail {
 
+/// The least share of each row a thread takes when an across-rows scan is cut by columns.
+inline constexpr std::size_t min_strip_bytes = std::size_t{16} << 10;
+
 template <class T, class Scan>
 void cumulative(const executor_ref& exec, std::string_view operation, tensor_view<const T> input, tensor_view<T> output,
                 const scan_options& options, const Scan& scan) {
@@ -48,14 +52,32 @@ void cumulative(const executor_ref& exec, std::string_view operation, tensor_vie
     if (options.direction == axis_direction::decreasing) request.reverse.set(options.axis);
     const auto nest = iter::plan_loops(request);
     const std::size_t axis = nest.position_of(options.axis);
-    iter::axis_set lines;  // pieces: sets of whole lines (exec/split.hpp), each scanned as in the whole nest
-    for (std::size_t d = 0; d < nest.rank; ++d)
-        if (d != axis) lines.set(d);
     const T* x = input.data();
     T* y = output.data();
-    for_each_piece(exec, nest, lines, 2 * nest.element_count() * sizeof(T), [&](const iter::loop_nest<2>& piece) {
-        if (options.exclusive) run_scan<true>(x, y, piece, axis, scan);
-        else run_scan<false>(x, y, piece, axis, scan);
+    // Pieces (exec/split.hpp): sets of whole lines, each scanned as in the whole nest — or, when there are too few
+    // lines for the threads, the fixed blocks of each long scan (ops/detail/blocked_scan.hpp).
+    iter::axis_set lines;
+    for (std::size_t d = 0; d < nest.rank; ++d)
+        if (d != axis) lines.set(d);
+    const std::size_t bytes = 2 * nest.element_count() * sizeof(T);
+    const std::size_t wanted = wanted_pieces(exec, bytes);
+    const std::size_t last = nest.rank - 1;
+    const std::size_t blocks = scan_blocks<T, Scan>(nest, axis);
+    // Across rows, a cut by columns gives each thread a strip of every row: worth it only when the strips are
+    // wide (short strips defeat the prefetchers; measured 1.07× at two threads with 512-byte strips).
+    if (blocks > 1 && axis != last && nest.sizes[last] * sizeof(T) < wanted * min_strip_bytes) lines.reset(last);
+    const nest_cut cut = choose_cut(nest, lines, wanted);
+    if constexpr (Scan::vectorizable && simd::vectorized) {  // only the vector kernels have blocks
+        if (blocks > 1 && cut.pieces < std::min(wanted, 2 * exec.concurrency())) {
+            if (options.exclusive) run_blocked_scans<true>(exec, x, y, nest, axis, scan);
+            else run_blocked_scans<false>(exec, x, y, nest, axis, scan);
+            return;
+        }
+    }
+    const std::size_t band = across_rows_band<T>(nest, axis);  // of the whole: pieces keep its bands
+    for_each_piece(exec, nest, lines, bytes, [&](const iter::loop_nest<2>& piece) {
+        if (options.exclusive) run_scan<true>(x, y, piece, axis, scan, band);
+        else run_scan<false>(x, y, piece, axis, scan, band);
     });
 }
 
@@ -66,7 +88,9 @@ void cumulative(const executor_ref& exec, std::string_view operation, tensor_vie
 /// Types: any `additive` T. float64/32/16 and the fixed-width integers are vectorised; float16 carries a
 /// float and rounds once per output; integers wrap around (two's complement, no undefined behaviour);
 /// NaN and infinities propagate as IEEE addition makes them. Float sums along the contiguous axis are
-/// combined in a tree order inside each vector (error of a pairwise sum of the vector width, then sequential).
+/// combined in a tree order inside each vector (error of a pairwise sum of the vector width, then sequential);
+/// a scan longer than 256 KiB (a line, or the rows scanned across) is computed in fixed blocks, each from zero
+/// and offset by the sum of the blocks before it (prefix + running), which only lowers the error.
 /// Aliasing: `output` may be exactly `input` (same data pointer, sizes and strides: in place); any other
 /// overlap is an error. Inputs may broadcast (stride 0) and any view may have negative strides.
 /// Errors (tensorops::error, thrown before anything is written): sizes differ, axis ≥ rank, output layout
@@ -76,8 +100,9 @@ void cumulative_sum(tensor_view<const std::type_identity_t<T>> input, tensor_vie
     detail::cumulative(sequential, "cumulative_sum", input, output, options, detail::sum_scan<T>{});
 }
 /// cumulative_sum on an executor (exec/executor.hpp): sets of whole lines run on its threads, each line scanned
-/// exactly as sequentially, so the result is bit-identical. Tensors under ~512 KiB run on the calling thread; a
-/// single line runs on one thread.
+/// exactly as sequentially, so the result is bit-identical. With fewer lines than threads, each scan longer than
+/// 256 KiB (a long line, or many rows scanned across) is cut into the fixed blocks the kernels compute it in
+/// anyway (ops/detail/blocked_scan.hpp). Tensors under ~512 KiB run on the calling thread.
 template <additive T, class E>
     requires executor<std::remove_reference_t<E>>
 void cumulative_sum(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {

@@ -18,6 +18,11 @@ int main() {
         return 2;
     } catch (const tensorops::error&) {
     }
+    // The thread pool: the package must bring the thread library with it.
+    float sum = 0;
+    tensorops::thread_pool pool(2, 1);
+    tensorops::reduce(pool, view, tensorops::tensor_view<float>(&sum, {1, 1}), tensorops::reduce_function::sum, {0, 1});
+    if (sum != 21.0f || pool.concurrency() != 2) return 3;
     std::printf("consumer ok\n");
     return 0;
 }

@@ -10,6 +10,15 @@
 //                 carry buffer (see below);
 //   strided       anything else, and every user-defined element type: one scalar line at a time.
 // In place (output == input exactly) is safe in all three: each element is read before it is written.
+//
+// Blocks. A long scan (a contiguous line of more than 256 KiB, or more rows than make 256 KiB) is computed in
+// fixed blocks along its axis — lines in blocks of scan_block_bytes, rows in bands of band_rows(…) — each block
+// scanned from the identity (its local running value r) and its outputs written as P ∘ r, where P, the prefix
+// entering the block, is chained on from the block before: P₁ = total₀, P_b+1 = P_b ∘ total_b. The first
+// block writes r itself, so a scan shorter than one block is computed exactly as without blocks. The blocks
+// depend only on the shape and the element type, never on threads, so a parallel scan (ops/detail/blocked_scan.hpp:
+// block totals first, then the blocks with their prefixes) gives the same bits as the sequential one, which walks
+// the same blocks in order. Integer arithmetic wraps and is associative, so for integers blocks change nothing.
 #pragma once
 
 #include <algorithm>
@@ -17,6 +26,8 @@
 #include <cstddef>
 #include <functional>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "../../core/element.hpp"
 #include "../../iter/nd_loop.hpp"
@@ -65,6 +76,26 @@ struct custom_scan {
     [[nodiscard]] T identity() const { return identity_value; }
     [[nodiscard]] T operator()(const T& a, const T& b) const { return static_cast<T>(std::invoke(operation, a, b)); }
 };
+
+// ---------------------------------------------------------------------------------------------
+// Blocks of a long scan (see the file comment).
+
+/// Size of a scan block, in bytes of the input element type.
+inline constexpr std::size_t scan_block_bytes = std::size_t{256} << 10;
+
+/// Elements per block of a contiguous line (a power of two: a multiple of twice every vector width).
+template <class T>
+inline constexpr std::size_t line_scan_block = scan_block_bytes / sizeof(T);
+
+/// Rows per band of an across-rows scan whose rows are m elements of `element_size` bytes. Always taken from the
+/// whole tensor's rows: a piece that has some of the columns keeps the bands of the whole.
+[[nodiscard]] constexpr std::size_t band_rows(std::size_t m, std::size_t element_size) noexcept {
+    return std::max<std::size_t>(1, scan_block_bytes / std::max<std::size_t>(1, m * element_size));
+}
+
+/// What a block writes: its running values (the first block), the prefix combined with them (later blocks), or
+/// nothing (only its total is wanted: the first pass of a parallel scan).
+enum class block_output { plain, prefixed, none };
 
 // ---------------------------------------------------------------------------------------------
 // Strided: one scalar line at a time.
@@ -118,8 +149,13 @@ void scan_strided(const T* input, T* output, const iter::loop_nest<2>& nest, std
 // from the highest lane, and "last" is the lowest lane. The loop prefetches simd::prefetch_distance bytes ahead
 // of its loads: the scan keeps the shuffle port busy and the hardware prefetchers alone then fall behind
 // (64 MiB: ~87 % of memcpy without the hints, ~100 % with them).
-template <bool Exclusive, bool Backward, class T, class Scan>
-void scan_contiguous_line(const T* input, T* output, std::size_t n, const Scan& scan) {
+
+/// One block of a contiguous line: the n elements at traversal positions [0, n) from input / output (stepping
+/// backwards when Backward), scanned from the identity. Writes what Output says (`prefix` is the prefix of a
+/// prefixed block) and returns the block's total, the running value after its last element.
+template <block_output Output, bool Exclusive, bool Backward, class T, class Scan>
+typename Scan::accumulator scan_contiguous_block(const T* input, T* output, std::size_t n, const Scan& scan,
+                                                 const typename Scan::accumulator& prefix) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
     using accumulator = typename Scan::accumulator;
@@ -139,6 +175,11 @@ void scan_contiguous_line(const T* input, T* output, std::size_t n, const Scan& 
         if constexpr (Backward) return base - static_cast<std::ptrdiff_t>(i + W - 1);
         else return base + i;
     };
+    const P prefix_lanes(static_cast<C>(prefix));
+    const auto emit = [&](std::size_t i, const P& running) {
+        if constexpr (Output == block_output::plain) simd::store(block(output, i), running);
+        else if constexpr (Output == block_output::prefixed) simd::store(block(output, i), op(prefix_lanes, running));
+    };
 
     P carry(identity);
     std::size_t i = 0;
@@ -150,18 +191,47 @@ void scan_contiguous_line(const T* input, T* output, std::size_t n, const Scan& 
             const P total_a = last(scan_a);
             const P through_b = op(total_a, scan_b);  // a∘b up to each lane of b
             if constexpr (Exclusive) {
-                simd::store(block(output, i), op(carry, one_later(scan_a)));
-                simd::store(block(output, i + W), op(carry, op(total_a, one_later(scan_b))));
+                emit(i, op(carry, one_later(scan_a)));
+                emit(i + W, op(carry, op(total_a, one_later(scan_b))));
             } else {
-                simd::store(block(output, i), op(carry, scan_a));
-                simd::store(block(output, i + W), op(carry, through_b));
+                emit(i, op(carry, scan_a));
+                emit(i + W, op(carry, through_b));
             }
             carry = op(carry, last(through_b));
         }
     }
+    // The rest one element at a time (only the last block of a line has a rest: blocks are multiples of 2W).
     constexpr std::ptrdiff_t step = Backward ? -1 : 1;
-    const auto done = step * static_cast<std::ptrdiff_t>(i);
-    scan_column<Exclusive>(input + done, output + done, n - i, step, step, scan, static_cast<accumulator>(simd::to_array(carry)[0]));
+    auto running = static_cast<accumulator>(simd::to_array(carry)[0]);
+    for (; i < n; ++i) {
+        const std::ptrdiff_t at = step * static_cast<std::ptrdiff_t>(i);
+        const auto value = static_cast<accumulator>(input[at]);  // read before the write: in place is safe
+        scan_step<Exclusive>(running, value, scan, [&](const accumulator& v) {
+            if constexpr (Output == block_output::plain) output[at] = static_cast<T>(v);
+            else if constexpr (Output == block_output::prefixed) output[at] = static_cast<T>(scan(prefix, v));
+        });
+    }
+    return running;
+}
+
+/// Block `b` of a contiguous line of n elements (see scan_contiguous_block; `prefix` is ignored for block 0).
+template <block_output Output, bool Exclusive, bool Backward, class T, class Scan>
+typename Scan::accumulator scan_contiguous_line_block(const T* input, T* output, std::size_t n, std::size_t b, const Scan& scan,
+                                                      const typename Scan::accumulator& prefix) {
+    constexpr std::size_t K = line_scan_block<T>;
+    const std::ptrdiff_t at = (Backward ? -1 : 1) * static_cast<std::ptrdiff_t>(b * K);
+    const std::size_t length = std::min(K, n - b * K);
+    if constexpr (Output == block_output::none) return scan_contiguous_block<Output, Exclusive, Backward>(input + at, output, length, scan, prefix);
+    else return scan_contiguous_block<Output, Exclusive, Backward>(input + at, output + at, length, scan, prefix);
+}
+
+/// A whole contiguous line, its blocks in order.
+template <bool Exclusive, bool Backward, class T, class Scan>
+void scan_contiguous_line(const T* input, T* output, std::size_t n, const Scan& scan) {
+    constexpr std::size_t K = line_scan_block<T>;
+    auto prefix = scan_contiguous_line_block<block_output::plain, Exclusive, Backward>(input, output, n, 0, scan, scan.identity());
+    for (std::size_t b = 1; b * K < n; ++b)
+        prefix = scan(prefix, scan_contiguous_line_block<block_output::prefixed, Exclusive, Backward>(input, output, n, b, scan, prefix));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -174,9 +244,10 @@ void scan_contiguous_line(const T* input, T* output, std::size_t n, const Scan& 
 //   carried by output   each step streams one input row and the output row just written, which is still in L1
 //                       because the columns are processed in blocks of 8 KiB: the previous output row is the
 //                       running value itself, so no carry is stored twice;
-//   carry buffer        float16, whose outputs are rounded but whose running value must stay a float, and an
-//                       in-place exclusive scan, which overwrites x[i−1] before it is needed: the running row lives
-//                       in a one-page buffer of the compute type, and groups of 4 rows pass each vector of it
+//   carry buffer        float16, whose outputs are rounded but whose running value must stay a float, an
+//                       in-place exclusive scan, which overwrites x[i−1] before it is needed, and every scan of
+//                       more than one band (its outputs are prefix ∘ running, not the running value): the running
+//                       row lives in a buffer of the compute type, and groups of 4 rows pass each vector of it
 //                       through a register (one carry load and store per 4 rows, not per row).
 
 /// out[j] = left[j] ∘ right[j] for j < width, with `left` a row or (Broadcast) one value.
@@ -244,47 +315,110 @@ template <std::size_t R, bool Exclusive, class T, class Scan, class Running, cla
     return running;
 }
 
-/// Groups of R rows, each column block's running values kept in the carry row between groups.
-template <std::size_t R, bool Exclusive, class T, class Scan>
+/// Groups of R rows, each column's running value kept in the carry row between groups; the outputs are what
+/// Output says (`prefix`: the prefix row of a prefixed band, else unused).
+template <std::size_t R, block_output Output, bool Exclusive, class T, class Scan>
 void scan_rows_into_carry(const T* x, T* y, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t width,
-                          simd::compute_t<T>* carry, const Scan& scan) {
+                          simd::compute_t<T>* carry, const simd::compute_t<T>* prefix, const Scan& scan) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
     using accumulator = typename Scan::accumulator;
     constexpr std::size_t W = P::size;
     const auto vector_scan = [&](const P& a, const P& b) { return scan.lanes(a, b); };
     const auto vector_load = [](const T* at) { return simd::load(at); };
-    const auto vector_store = [](T* at, const P& value) { simd::store(at, value); };
     const auto scalar_load = [](const T* at) { return static_cast<accumulator>(*at); };
-    const auto scalar_store = [](T* at, const accumulator& value) { *at = static_cast<T>(value); };
     std::size_t j = 0;
-    for (; j + W <= width; j += W)
+    for (; j + W <= width; j += W) {
+        P before;
+        if constexpr (Output == block_output::prefixed) before = simd::load(prefix + j);
+        const auto vector_store = [&](T* at, const P& running) {
+            if constexpr (Output == block_output::plain) simd::store(at, running);
+            else if constexpr (Output == block_output::prefixed) simd::store(at, scan.lanes(before, running));
+        };
         simd::store(carry + j, scan_row_group<R, Exclusive>(simd::load(carry + j), x + j, y + j, in_step, out_step, vector_scan,
                                                             vector_load, vector_store));
-    for (; j < width; ++j)
+    }
+    for (; j < width; ++j) {
+        accumulator before{};
+        if constexpr (Output == block_output::prefixed) before = static_cast<accumulator>(prefix[j]);
+        const auto scalar_store = [&](T* at, const accumulator& running) {
+            if constexpr (Output == block_output::plain) *at = static_cast<T>(running);
+            else if constexpr (Output == block_output::prefixed) *at = static_cast<T>(scan(before, running));
+        };
         carry[j] = static_cast<C>(scan_row_group<R, Exclusive>(static_cast<accumulator>(carry[j]), x + j, y + j, in_step, out_step, scan,
                                                                scalar_load, scalar_store));
+    }
 }
 
-template <bool Exclusive, class T, class Scan>
-void scan_rows_with_carry_buffer(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step,
-                                 std::size_t m, const Scan& scan) {
+/// Columns per block of the carry-buffer kernel: a page of the compute type, a whole number of vectors.
+template <class T>
+inline constexpr std::size_t carry_block_width = std::max<std::size_t>(simd::lanes<T>, 4096 / sizeof(simd::compute_t<T>) / simd::lanes<T> * simd::lanes<T>);
+
+/// One band: the n rows from input / output (row steps in_step, out_step) of m columns, scanned from the identity,
+/// in column blocks of a page with the running values in a carry row — `total` (m values: it holds the band's
+/// total afterwards) or, when that is null, one page on the stack. Groups of 4 rows pass each vector of the carry
+/// through a register (one carry load and store per 4 rows). Writes what Output says; `prefix`: the band's prefix
+/// row (m values) when prefixed.
+template <block_output Output, bool Exclusive, class T, class Scan>
+void scan_band(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m, const Scan& scan,
+               const simd::compute_t<T>* prefix, simd::compute_t<T>* total) {
     using C = simd::compute_t<T>;
-    constexpr std::size_t W = simd::lanes<T>;
-    constexpr std::size_t block_width = std::max<std::size_t>(W, 4096 / sizeof(C) / W * W);
+    constexpr std::size_t block_width = carry_block_width<T>;
     constexpr std::size_t group = 4;
-    alignas(64) std::array<C, block_width> carry;
+    constexpr auto group_step = static_cast<std::ptrdiff_t>(group);  // steps may be negative: signed arithmetic
+    alignas(64) std::array<C, block_width> page;
     const C identity = static_cast<C>(scan.identity());
     for (std::size_t first = 0; first < m; first += block_width) {
         const std::size_t width = std::min(block_width, m - first);
-        std::fill(carry.begin(), carry.begin() + static_cast<std::ptrdiff_t>(width), identity);
+        C* carry = total != nullptr ? total + first : page.data();
+        const C* before = Output == block_output::prefixed ? prefix + first : nullptr;
+        std::fill(carry, carry + width, identity);
         const T* x = input + first;
-        T* y = output + first;
+        // Writing nothing, the kernel still forms output addresses: give it the input's (never written through).
+        T* y = Output == block_output::none ? const_cast<T*>(x) : output + first;
+        const std::ptrdiff_t y_step = Output == block_output::none ? in_step : out_step;
         std::size_t i = 0;
-        constexpr auto group_step = static_cast<std::ptrdiff_t>(group);  // steps may be negative: signed arithmetic
-        for (; i + group <= n; i += group, x += group_step * in_step, y += group_step * out_step)
-            scan_rows_into_carry<group, Exclusive>(x, y, in_step, out_step, width, carry.data(), scan);
-        for (; i < n; ++i, x += in_step, y += out_step) scan_rows_into_carry<1, Exclusive>(x, y, in_step, out_step, width, carry.data(), scan);
+        for (; i + group <= n; i += group, x += group_step * in_step, y += group_step * y_step)
+            scan_rows_into_carry<group, Output, Exclusive>(x, y, in_step, y_step, width, carry, before, scan);
+        for (; i < n; ++i, x += in_step, y += y_step) scan_rows_into_carry<1, Output, Exclusive>(x, y, in_step, y_step, width, carry, before, scan);
+    }
+}
+
+/// The prefix entering the band (or line block) after one: `total` (n values, the band's total) becomes
+/// prefix ∘ total, elementwise. Sequential and parallel scans chain their blocks through this one function.
+template <class T, class Scan>
+void chain_prefix(const simd::compute_t<T>* prefix, simd::compute_t<T>* total, std::size_t n, const Scan& scan) {
+    using C = simd::compute_t<T>;
+    using accumulator = typename Scan::accumulator;
+    constexpr std::size_t W = simd::lanes<T>;
+    std::size_t j = 0;
+    if constexpr (simd::vectorized)
+        for (; j + W <= n; j += W) simd::store(total + j, scan.lanes(simd::load(prefix + j), simd::load(total + j)));
+    for (; j < n; ++j) total[j] = static_cast<C>(scan(static_cast<accumulator>(prefix[j]), static_cast<accumulator>(total[j])));
+}
+
+/// Band `b` (bands of `rows` rows; the last takes the rest) of an across-rows scan of n rows: see scan_band.
+template <block_output Output, bool Exclusive, class T, class Scan>
+void scan_rows_band(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m, std::size_t rows,
+                    std::size_t b, const Scan& scan, const simd::compute_t<T>* prefix, simd::compute_t<T>* total) {
+    const auto start = static_cast<std::ptrdiff_t>(b * rows);
+    T* y = Output == block_output::none ? output : output + start * out_step;
+    scan_band<Output, Exclusive>(input + start * in_step, y, std::min(rows, n - b * rows), in_step, out_step, m, scan, prefix, total);
+}
+
+/// More rows than one band: the bands in order, each one's prefix chained from the band before (file comment).
+template <bool Exclusive, class T, class Scan>
+void scan_rows_in_bands(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m,
+                        std::size_t band, const Scan& scan) {
+    using C = simd::compute_t<T>;
+    std::vector<C> rows(2 * m);  // the prefix entering the band, and the band's total (then the next prefix)
+    C* prefix = rows.data();
+    C* total = rows.data() + m;
+    scan_rows_band<block_output::plain, Exclusive>(input, output, n, in_step, out_step, m, band, 0, scan, nullptr, prefix);
+    for (std::size_t b = 1; b * band < n; ++b) {
+        scan_rows_band<block_output::prefixed, Exclusive>(input, output, n, in_step, out_step, m, band, b, scan, prefix, total);
+        chain_prefix<T>(prefix, total, m, scan);
+        std::swap(prefix, total);
     }
 }
 
@@ -322,29 +456,58 @@ void scan_rows_in_register_tiles(const T* input, T* output, std::size_t n, std::
 /// tiles; larger ones stream rows.
 inline constexpr std::size_t register_tile_limit = std::size_t{32} << 10;
 
+/// `band`: rows per band (band_rows of the whole tensor's rows). Within one band, the three kernels compute the
+/// same running values, so which one runs (it depends on the size of the piece) never changes a result.
 template <bool Exclusive, class T, class Scan>
 void scan_across_rows(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step,
-                      std::size_t m, const Scan& scan) {
+                      std::size_t m, std::size_t band, const Scan& scan) {
     const bool in_place = static_cast<const void*>(input) == static_cast<const void*>(output) && in_step == out_step;
-    if (2 * n * m * sizeof(T) <= register_tile_limit)
+    if (n > band)
+        scan_rows_in_bands<Exclusive>(input, output, n, in_step, out_step, m, band, scan);
+    else if (2 * n * m * sizeof(T) <= register_tile_limit)
         scan_rows_in_register_tiles<Exclusive>(input, output, n, in_step, out_step, m, scan);
     else if (std::is_same_v<simd::compute_t<T>, T> && !(Exclusive && in_place))
         scan_rows_carried_by_output<Exclusive>(input, output, n, in_step, out_step, m, scan);
     else
-        scan_rows_with_carry_buffer<Exclusive>(input, output, n, in_step, out_step, m, scan);
+        scan_band<block_output::plain, Exclusive>(input, output, n, in_step, out_step, m, scan, nullptr, nullptr);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Dispatch by layout.
 
-/// Runs the scan over a planned nest (operand 0 output, operand 1 input) whose dimension `axis` is the
-/// scan axis, walked in the order the strides give.
-template <bool Exclusive, class T, class Scan>
-void run_scan(const T* input, T* output, const iter::loop_nest<2>& nest, std::size_t axis, const Scan& scan) {
+/// Which kernel scans `nest` along `axis` (operand 0 output, operand 1 input).
+enum class scan_layout { contiguous, across_rows, strided };
+
+template <class T, class Scan>
+[[nodiscard]] scan_layout scan_layout_of(const iter::loop_nest<2>& nest, std::size_t axis) {
     if constexpr (Scan::vectorizable && simd::vectorized) {
         const std::size_t last = nest.rank - 1;
         const std::ptrdiff_t out_step = nest.strides[0][axis], in_step = nest.strides[1][axis];
-        if (axis == last && out_step == in_step && (out_step == 1 || out_step == -1)) {
+        if (axis == last && out_step == in_step && (out_step == 1 || out_step == -1)) return scan_layout::contiguous;
+        if (axis != last && nest.inner_is_contiguous({0, 1}) && nest.sizes[last] >= simd::lanes<T>) return scan_layout::across_rows;
+    }
+    return scan_layout::strided;
+}
+
+/// Rows per band of an across-rows scan of `nest` (see band_rows); a nest of at most register_tile_limit bytes is
+/// one band (the register tiles take it whole).
+template <class T>
+[[nodiscard]] std::size_t across_rows_band(const iter::loop_nest<2>& nest, std::size_t axis) {
+    const std::size_t m = nest.sizes[nest.rank - 1], n = nest.sizes[axis];
+    if (2 * n * m * sizeof(T) <= register_tile_limit) return n;
+    return band_rows(m, sizeof(T));
+}
+
+/// Runs the scan over a planned nest (operand 0 output, operand 1 input) whose dimension `axis` is the
+/// scan axis, walked in the order the strides give. `band`: rows per band of an across-rows layout, taken from
+/// the whole nest when this one is a piece of it (across_rows_band).
+template <bool Exclusive, class T, class Scan>
+void run_scan(const T* input, T* output, const iter::loop_nest<2>& nest, std::size_t axis, const Scan& scan, std::size_t band) {
+    if constexpr (Scan::vectorizable && simd::vectorized) {
+        const scan_layout layout = scan_layout_of<T, Scan>(nest, axis);
+        const std::size_t last = nest.rank - 1;
+        const std::ptrdiff_t out_step = nest.strides[0][axis], in_step = nest.strides[1][axis];
+        if (layout == scan_layout::contiguous) {
             iter::axis_set along;
             along.set(axis);
             const std::size_t n = nest.sizes[axis];
@@ -354,13 +517,13 @@ void run_scan(const T* input, T* output, const iter::loop_nest<2>& nest, std::si
             });
             return;
         }
-        if (axis != last && nest.inner_is_contiguous({0, 1}) && nest.sizes[last] >= simd::lanes<T>) {
+        if (layout == scan_layout::across_rows) {
             iter::axis_set handled;
             handled.set(axis);
             handled.set(last);
             iter::for_each_element(iter::remove_dimensions(nest, handled), [&](const std::array<std::ptrdiff_t, 2>& rows) {
                 scan_across_rows<Exclusive>(input + rows[1], output + rows[0], nest.sizes[axis], in_step, out_step,
-                                            nest.sizes[last], scan);
+                                            nest.sizes[last], band, scan);
             });
             return;
         }

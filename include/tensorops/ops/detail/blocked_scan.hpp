@@ -1,0 +1,184 @@
+// tensorops/ops/detail/blocked_scan.hpp — one long scan (a long contiguous line, or many rows scanned across)
+// cut into its fixed blocks and run on an executor, bit-identical to the sequential kernels.
+//
+// Algorithm. The kernels already compute a long scan in fixed blocks (scan_kernels.hpp, "Blocks"): block b is
+// scanned from the identity and written as P_b ∘ running, with P₁ = total₀ and P_b+1 = P_b ∘ total_b. In
+// parallel, the same blocks are computed by the same functions, so only the order of the work changes:
+//   - on an executor that starts pieces in increasing order (claims_in_order(), as tensorops::thread_pool does),
+//     one pass: piece b reads block b for its total, waits until the prefix entering it is published, publishes
+//     the next prefix and scans the block, which the total has just brought into cache. Block 0 scans at once
+//     and publishes its total, so in the steady state no piece waits (each finishes its total while the one
+//     before it publishes), and memory is read once and written once — a chained scan;
+//   - on any other executor, two passes: every block's total, the prefixes chained on the calling thread, then
+//     every block scanned with its prefix (the input is read twice).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "../../exec/executor.hpp"
+#include "../../iter/plan.hpp"
+#include "scan_kernels.hpp"
+
+namespace tensorops::detail {
+
+/// The one-pass protocol on an executor that claims pieces in order: piece b runs before_wait(b, total) — for
+/// b = 0 its final outputs, with its total into `total`; for later blocks what needs no prefix, with the block's
+/// total into `total` unless b is the last block (then null) — waits until the prefix entering block b is
+/// published, publishes the next one (chain) and runs after_wait(b, prefix). Block 0 never waits, and block b
+/// only waits for block b − 1, which started earlier on another thread (or ran earlier on this one): no deadlock.
+template <class Slot, class BeforeWait, class AfterWait, class Chain>
+void run_chained_scan(const executor_ref& exec, std::size_t blocks, std::size_t slot_width, const BeforeWait& before_wait,
+                      const AfterWait& after_wait, const Chain& chain) {
+    // Slot b (b < blocks − 1): block b's total, then (chained) the prefix entering block b + 1.
+    std::vector<Slot> slots((blocks - 1) * slot_width);
+    const auto slot = [&](std::size_t b) { return slots.data() + b * slot_width; };
+    const std::unique_ptr<std::atomic<bool>[]> published(new std::atomic<bool>[blocks - 1]());
+    exec.parallel_for(blocks, [&](std::size_t b) {
+        const bool last = b + 1 == blocks;
+        before_wait(b, last ? nullptr : slot(b));
+        if (b != 0) {
+            std::atomic<bool>& before = published[b - 1];
+            while (!before.load(std::memory_order_acquire)) before.wait(false, std::memory_order_acquire);
+            if (!last) chain(slot(b - 1), slot(b));
+        }
+        if (!last) {
+            published[b].store(true, std::memory_order_release);
+            published[b].notify_all();
+        }
+        if (b != 0) after_wait(b, slot(b - 1));
+    });
+}
+
+/// Runs the `blocks` (≥ 2) blocks of one scan on `exec`. A prefix or total is `slot_width` values of Slot.
+///   total(b, Slot* out)                            block b's total into out (writes no output);
+///   scan_block(b, const Slot* prefix, Slot* total) block b's outputs (prefix null for block 0), and its total
+///                                                  into `total` unless that is null;
+///   chain(const Slot* prefix, Slot* total)         total := prefix ∘ total (the prefix entering the next block).
+/// None of them may throw (a piece waiting for a prefix would wait for ever).
+template <class Slot, class Total, class ScanBlock, class Chain>
+void run_blocked_scan(const executor_ref& exec, std::size_t blocks, std::size_t slot_width, const Total& total, const ScanBlock& scan_block,
+                      const Chain& chain) {
+    if (exec.claims_in_order()) {
+        run_chained_scan<Slot>(
+            exec, blocks, slot_width,
+            [&](std::size_t b, Slot* out) {
+                if (b == 0) scan_block(0, nullptr, out);
+                else if (out != nullptr) total(b, out);
+            },
+            [&](std::size_t b, const Slot* prefix) { scan_block(b, prefix, nullptr); }, chain);
+        return;
+    }
+    // Slot b (b < blocks − 1): block b's total, then (chained) the prefix entering block b + 1.
+    std::vector<Slot> slots((blocks - 1) * slot_width);
+    const auto slot = [&](std::size_t b) { return slots.data() + b * slot_width; };
+    exec.parallel_for(blocks - 1, [&](std::size_t b) { total(b, slot(b)); });
+    for (std::size_t b = 1; b + 1 < blocks; ++b) chain(slot(b - 1), slot(b));
+    exec.parallel_for(blocks, [&](std::size_t b) { scan_block(b, b == 0 ? nullptr : slot(b - 1), nullptr); });
+}
+
+/// y[i] = prefix ∘ y[i] for the n elements from `y` up (one block of a line, already written as plain running
+/// values): exactly what the prefixed block would have stored, where the compute type is the element type.
+template <class T, class Scan>
+void offset_block(T* y, std::size_t n, const typename Scan::accumulator& prefix, const Scan& scan) {
+    using P = simd::pack<T>;
+    using accumulator = typename Scan::accumulator;
+    constexpr std::size_t W = P::size;
+    const P prefix_lanes(static_cast<simd::compute_t<T>>(prefix));
+    std::size_t i = 0;
+    for (; i + W <= n; i += W) simd::store(y + i, scan.lanes(prefix_lanes, simd::load(y + i)));
+    for (; i < n; ++i) y[i] = static_cast<T>(scan(prefix, static_cast<accumulator>(y[i])));
+}
+
+/// How many blocks the kernel computes the scan of `nest` along `axis` in (1: not blocked; see scan_kernels.hpp).
+template <class T, class Scan>
+[[nodiscard]] std::size_t scan_blocks(const iter::loop_nest<2>& nest, std::size_t axis) {
+    const std::size_t n = nest.sizes[axis];
+    switch (scan_layout_of<T, Scan>(nest, axis)) {
+        case scan_layout::contiguous: return (n + line_scan_block<T> - 1) / line_scan_block<T>;
+        case scan_layout::across_rows: {
+            const std::size_t rows = across_rows_band<T>(nest, axis);
+            return (n + rows - 1) / rows;
+        }
+        case scan_layout::strided: return 1;
+    }
+    return 1;
+}
+
+/// Runs the scan of `nest` (a contiguous or across-rows layout of more than one block) on `exec`, one line or
+/// set of rows after another, the blocks of each in parallel: bit-identical to run_scan.
+template <bool Exclusive, class T, class Scan>
+void run_blocked_scans(const executor_ref& exec, const T* input, T* output, const iter::loop_nest<2>& nest, std::size_t axis, const Scan& scan) {
+    using accumulator = typename Scan::accumulator;
+    using C = simd::compute_t<T>;
+    const std::size_t n = nest.sizes[axis], last = nest.rank - 1;
+    const std::ptrdiff_t out_step = nest.strides[0][axis], in_step = nest.strides[1][axis];
+    const std::size_t blocks = scan_blocks<T, Scan>(nest, axis);
+    if (scan_layout_of<T, Scan>(nest, axis) == scan_layout::contiguous) {
+        iter::axis_set along;
+        along.set(axis);
+        const auto line_scan = [&]<bool Backward>(const T* x, T* y) {
+            if constexpr (std::is_same_v<C, T>) {
+                if (exec.claims_in_order()) {
+                    // Each block written as its plain running values at once (no second scan of it: the in-register
+                    // scan is what limits this kernel), then offset by its prefix while still in cache. Where the
+                    // compute type is the element type, prefix ∘ (stored running value) is what the prefixed
+                    // kernel stores: bit-identical.
+                    constexpr std::size_t K = line_scan_block<T>;
+                    run_chained_scan<accumulator>(
+                        exec, blocks, 1,
+                        [&](std::size_t b, accumulator* out) {
+                            const accumulator t = scan_contiguous_line_block<block_output::plain, Exclusive, Backward>(x, y, n, b, scan, scan.identity());
+                            if (out != nullptr) *out = t;
+                        },
+                        [&](std::size_t b, const accumulator* prefix) {
+                            const std::size_t length = std::min(K, n - b * K);
+                            // The block's lowest address: a backward line runs down from y.
+                            T* lowest = Backward ? y - static_cast<std::ptrdiff_t>(b * K + length - 1) : y + static_cast<std::ptrdiff_t>(b * K);
+                            offset_block(lowest, length, *prefix, scan);
+                        },
+                        [&](const accumulator* prefix, accumulator* t) { *t = scan(*prefix, *t); });
+                    return;
+                }
+            }
+            run_blocked_scan<accumulator>(
+                exec, blocks, 1,
+                [&](std::size_t b, accumulator* out) {
+                    *out = scan_contiguous_line_block<block_output::none, Exclusive, Backward>(x, y, n, b, scan, scan.identity());
+                },
+                [&](std::size_t b, const accumulator* prefix, accumulator* out) {
+                    const accumulator t =
+                        prefix == nullptr ? scan_contiguous_line_block<block_output::plain, Exclusive, Backward>(x, y, n, b, scan, scan.identity())
+                                          : scan_contiguous_line_block<block_output::prefixed, Exclusive, Backward>(x, y, n, b, scan, *prefix);
+                    if (out != nullptr) *out = t;
+                },
+                [&](const accumulator* prefix, accumulator* t) { *t = scan(*prefix, *t); });
+        };
+        iter::for_each_element(iter::remove_dimensions(nest, along), [&](const std::array<std::ptrdiff_t, 2>& line) {
+            if (out_step == 1) line_scan.template operator()<false>(input + line[1], output + line[0]);
+            else line_scan.template operator()<true>(input + line[1], output + line[0]);
+        });
+        return;
+    }
+    const std::size_t m = nest.sizes[last], band = across_rows_band<T>(nest, axis);
+    iter::axis_set handled;
+    handled.set(axis);
+    handled.set(last);
+    iter::for_each_element(iter::remove_dimensions(nest, handled), [&](const std::array<std::ptrdiff_t, 2>& rows) {
+        const T* x = input + rows[1];
+        T* y = output + rows[0];
+        run_blocked_scan<C>(
+            exec, blocks, m,
+            [&](std::size_t b, C* out) { scan_rows_band<block_output::none, Exclusive>(x, y, n, in_step, out_step, m, band, b, scan, nullptr, out); },
+            [&](std::size_t b, const C* prefix, C* out) {
+                if (prefix == nullptr) scan_rows_band<block_output::plain, Exclusive>(x, y, n, in_step, out_step, m, band, b, scan, nullptr, out);
+                else scan_rows_band<block_output::prefixed, Exclusive>(x, y, n, in_step, out_step, m, band, b, scan, prefix, out);
+            },
+            [&](const C* prefix, C* t) { chain_prefix<T>(prefix, t, m, scan); });
+    });
+}
+
+}  // namespace tensorops::detail
