@@ -8,7 +8,10 @@
 //     one pass: piece b reads block b for its total, waits until the prefix entering it is published, publishes
 //     the next prefix and scans the block, which the total has just brought into cache. Block 0 scans at once
 //     and publishes its total, so in the steady state no piece waits (each finishes its total while the one
-//     before it publishes), and memory is read once and written once — a chained scan;
+//     before it publishes), and memory is read once and written once — a chained scan. A contiguous line whose
+//     compute type is its element type goes one better: the block is scanned at once into the output as its
+//     plain running values (giving the total), and once the prefix is published each output is offset by it,
+//     which is exactly what the prefixed kernel stores — the in-register scan, the costly part, runs once;
 //   - on any other executor, two passes: every block's total, the prefixes chained on the calling thread, then
 //     every block scanned with its prefix (the input is read twice).
 #pragma once
