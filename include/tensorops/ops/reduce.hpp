@@ -251,8 +251,10 @@ void arg_reduce(const executor_ref& exec, std::string_view operation, bool maxim
 /// overlapping the input, index type too narrow. Empty groups (a reduced axis of size 0) give SEMANTICS.md §5's
 /// values (ARGMAX/ARGMIN: an error); an empty output is left alone.
 /// Executor: the overloads taking an executor first (exec/executor.hpp: a thread_pool, sequential, or a host's pool
-/// adapter) run pieces of independent outputs on its threads; the result is bit-identical to the sequential one.
-/// Tensors under ~512 KiB run on the calling thread. Single-output reductions (all axes) run on one thread.
+/// adapter) run pieces of independent outputs on its threads — or bands of rows, or aligned chunks of a single
+/// contiguous line — and the result is bit-identical to the sequential one. Tensors under ~512 KiB run on the
+/// calling thread; a single output of floating MULTIPLY or LOG_SUM_EXP, or of a group that is not one contiguous
+/// line, runs on one thread.
 template <class E, class In, class U>
     requires executor<std::remove_reference_t<E>> && element<std::remove_const_t<In>> && element<U>
 void reduce(E&& exec, tensor_view<In> input, tensor_view<U> output, reduce_function function, std::span<const std::size_t> axes) {

@@ -171,9 +171,10 @@ void reduce_strided(const T* input, T* output, const reduce_nests<>& parts, std:
 // as many independent dependency chains hide the latency of the combining instruction (a NaN-propagating max
 // is three instructions deep); run ends narrower than a vector go to a scalar accumulator. The loop prefetches
 // simd::prefetch_distance bytes ahead: when the combining step is more than an add, the hardware prefetchers alone
-// fall behind (float max read 64 MiB at ~80 % of the read limit without it, ~100 % with it). For pairwise
-// reductions the accumulators are folded into a block total every cascade_block elements per lane and the
-// blocks summed pairwise. One horizontal step per output.
+// fall behind (float max read 64 MiB at ~80 % of the read limit without it, ~100 % with it). The accumulators
+// are folded into a block total every cascade_block elements per lane and the blocks combined pairwise (a
+// cascade) — for accuracy in float sums, and for every reduction with R::line_blocks so that one long line can
+// be cut into pieces bit-identically (reduce_line_in_chunks). One horizontal step per output.
 
 /// Vector accumulators of the inner kernel.
 inline constexpr std::size_t inner_accumulators = 8;
@@ -209,9 +210,11 @@ typename R::accumulator accumulate_runs_after(const T* base, const iter::loop_ne
     accumulators.fill(identity);
     A rest = r.identity();
     std::size_t in_block = 0, rest_in_block = 0;  // elements per lane since the last push
-    const auto end_of_step = [&](std::array<P, U>& acc, std::size_t& steps) {
-        if constexpr (R::pairwise) {
-            if (++steps == cascade_block) {
+    // After `done` more steps (never past the end of a block): at the end of a block, its total joins the cascade.
+    const auto end_of_steps = [&](std::array<P, U>& acc, std::size_t& steps, std::size_t done) {
+        if constexpr (R::line_blocks) {
+            steps += done;
+            if (steps == cascade_block) {
                 blocks.push(combine_all(acc, combine), combine);
                 acc.fill(identity);
                 steps = 0;
@@ -223,21 +226,26 @@ typename R::accumulator accumulate_runs_after(const T* base, const iter::loop_ne
         std::array<P, U> acc = accumulators;  // in registers along the run
         std::size_t steps = in_block;         // likewise (through the reference it would live in memory)
         std::size_t j = 0;
-        for (; j + U * W <= length; j += U * W) {
-            simd::prefetch_ahead(x + j, simd::prefetch_distance, U * W * sizeof(T));
-            iter::unrolled<U>([&](auto k) { acc[k] = combine(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes)); });
-            end_of_step(acc, steps);
+        while (j + U * W <= length) {
+            // The whole steps up to the end of the run or of the block: a counted loop, the block's push after it.
+            std::size_t now = (length - j) / (U * W);
+            if constexpr (R::line_blocks) now = std::min(now, cascade_block - steps);
+            for (std::size_t s = 0; s < now; ++s, j += U * W) {
+                simd::prefetch_ahead(x + j, simd::prefetch_distance, U * W * sizeof(T));
+                iter::unrolled<U>([&](auto k) { acc[k] = combine(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes)); });
+            }
+            end_of_steps(acc, steps, now);
         }
         for (; j + W <= length; j += W) {
             acc[0] = combine(acc[0], r.lift_lanes(simd::load(x + j), shift_lanes));
-            end_of_step(acc, steps);
+            end_of_steps(acc, steps, 1);
         }
         accumulators = acc;
         in_block = steps;
         A tail = rest;
         for (; j < length; ++j) {
             tail = r.combine(tail, r.lift(x[j], shift));
-            if constexpr (R::pairwise) {
+            if constexpr (R::line_blocks) {
                 if (++rest_in_block == cascade_block) {
                     scalar_blocks.push(tail, combine_scalars);
                     tail = r.identity();
@@ -729,7 +737,8 @@ void run_reduce(const T* input, T* output, const iter::loop_nest<2>& nest, iter:
     reduce_strided(input, output, parts, count, r);
 }
 
-/// A pairwise reduction of one contiguous line of `length` elements into *y, on an executor. The inner kernel
+/// A reduction with blocks (R::line_blocks: sums, max/min, integer products) of one contiguous line of `length`
+/// elements into *y, on an executor. The inner kernel
 /// (accumulate_runs) pushes a block every cascade_block steps of inner_accumulators vectors into a binary-counter
 /// cascade, whose tree does not depend on where the stream is cut: 2^k blocks starting at a multiple of 2^k form
 /// one node of it. So the line's first blocks are cut into such aligned chunks, each summed by a piece with a
@@ -774,15 +783,16 @@ bool reduce_line_in_chunks(const executor_ref& exec, const T* x, T* y, std::size
 
 /// run_reduce on an executor, bit-identical to it. An [n rows, w columns] nest reduced over its rows (the outer
 /// layout with nothing else kept) is cut into bands of whole blocks of rows (reduce_rows_in_bands,
-/// reduce_rows_log_sum_exp_in_bands); a single contiguous line reduced by a pairwise sum into aligned chunks of its
-/// cascade (reduce_line_in_chunks); anything else into pieces of independent outputs (exec/split.hpp). Other
-/// single-output groups (max, min, products, log-sum-exp, several runs) run on one thread, so far.
+/// reduce_rows_log_sum_exp_in_bands); a single contiguous line reduced by a function with line blocks (sums,
+/// max/min, integer products) into aligned chunks of its cascade (reduce_line_in_chunks); anything else into pieces
+/// of independent outputs (exec/split.hpp). Other single-output groups (floating products, log-sum-exp, several
+/// runs) run on one thread, so far.
 template <class T, class R>
 void run_reduce_on(const executor_ref& exec, const T* input, T* output, const iter::loop_nest<2>& nest, iter::axis_set reduced,
                    std::size_t count, const R& r) {
     const std::size_t bytes = nest.element_count() * sizeof(T);
     if constexpr (R::vectorizable && simd::vectorized) {
-        if constexpr (R::pairwise && !R::shifted) {  // one output, one contiguous line: chunks of the line
+        if constexpr (R::line_blocks && !R::shifted) {  // one output, one contiguous line: chunks of the line
             if (nest.rank == 1 && reduced.test(0) && nest.strides[1][0] == 1 &&
                 reduce_line_in_chunks(exec, input + nest.offsets[1], output + nest.offsets[0], nest.sizes[0], count, r))
                 return;

@@ -12,6 +12,11 @@
 //   row_blocks           the outer kernel fixes its order of operations in blocks of rows (what lets threads share
 //                        the rows, bit-identically); false for floating products, which would pass through
 //                        subnormals again in every block (2.4× slower on data in [0, 1))
+//   line_blocks          the inner kernel likewise: every cascade_block steps its accumulators go into a cascade of
+//                        blocks whose tree does not depend on where a line is cut (what lets threads share one long
+//                        line); pairwise sums need it anyway, max/min and integer sums and products take it (their
+//                        values do not depend on the order; NaN payloads and the sign of a zero max would), floating
+//                        products do not (subnormals, as for row_blocks)
 // The lane versions (lift_lanes, combine_lanes, reduce_lanes, finish_lanes) mirror them on simd packs.
 #pragma once
 
@@ -44,6 +49,7 @@ struct sum_reduction {
     using accumulator = accumulator_t<T>;
     static constexpr bool vectorizable = builtin_element<T>;
     static constexpr bool pairwise = std::is_floating_point_v<accumulator>;
+    static constexpr bool line_blocks = true;
     static constexpr bool row_blocks = true;
     static constexpr bool shifted = false;
     static constexpr bool has_identity = true;
@@ -103,6 +109,7 @@ struct product_reduction {
     using accumulator = accumulator_t<T>;
     static constexpr bool vectorizable = builtin_element<T>;
     static constexpr bool pairwise = false;  // relative error grows like n·ε in any order
+    static constexpr bool line_blocks = !std::is_floating_point_v<accumulator>;
     static constexpr bool row_blocks = !std::is_floating_point_v<accumulator>;
     static constexpr bool shifted = false;
     static constexpr bool has_identity = true;
@@ -129,6 +136,7 @@ struct extreme_reduction {
     using accumulator = accumulator_t<T, accumulation::ordering>;
     static constexpr bool vectorizable = builtin_element<T>;
     static constexpr bool pairwise = false;
+    static constexpr bool line_blocks = true;
     static constexpr bool row_blocks = true;
     static constexpr bool shifted = false;
     /// Types without numeric_limits have no identity for max/min: their groups start from the first element.
@@ -170,6 +178,7 @@ struct log_sum_exp_reduction {
     using accumulator = accumulator_t<T>;
     static constexpr bool vectorizable = builtin_element<T>;
     static constexpr bool pairwise = true;
+    static constexpr bool line_blocks = true;
     static constexpr bool row_blocks = true;
     static constexpr bool shifted = true;
     static constexpr bool has_identity = true;
