@@ -28,6 +28,19 @@
 
 namespace tensorops::detail {
 
+/// The totals and prefixes of a blocked scan: slot b (b < blocks − 1) holds block b's total, then (chained) the
+/// prefix entering block b + 1; each is `width` values.
+template <class Slot>
+class block_slots {
+public:
+    block_slots(std::size_t blocks, std::size_t width) : values_((blocks - 1) * width), width_(width) {}
+    [[nodiscard]] Slot* operator()(std::size_t b) noexcept { return values_.data() + b * width_; }
+
+private:
+    std::vector<Slot> values_;
+    std::size_t width_;
+};
+
 /// The one-pass protocol on an executor that claims pieces in order: piece b runs before_wait(b, total) — for
 /// b = 0 its final outputs, with its total into `total`; for later blocks what needs no prefix, with the block's
 /// total into `total` unless b is the last block (then null) — waits until the prefix entering block b is
@@ -36,9 +49,7 @@ namespace tensorops::detail {
 template <class Slot, class BeforeWait, class AfterWait, class Chain>
 void run_chained_scan(const executor_ref& exec, std::size_t blocks, std::size_t slot_width, const BeforeWait& before_wait,
                       const AfterWait& after_wait, const Chain& chain) {
-    // Slot b (b < blocks − 1): block b's total, then (chained) the prefix entering block b + 1.
-    std::vector<Slot> slots((blocks - 1) * slot_width);
-    const auto slot = [&](std::size_t b) { return slots.data() + b * slot_width; };
+    block_slots<Slot> slot(blocks, slot_width);
     const std::unique_ptr<std::atomic<bool>[]> published(new std::atomic<bool>[blocks - 1]());
     exec.parallel_for(blocks, [&](std::size_t b) {
         const bool last = b + 1 == blocks;
@@ -75,9 +86,7 @@ void run_blocked_scan(const executor_ref& exec, std::size_t blocks, std::size_t 
             [&](std::size_t b, const Slot* prefix) { scan_block(b, prefix, nullptr); }, chain);
         return;
     }
-    // Slot b (b < blocks − 1): block b's total, then (chained) the prefix entering block b + 1.
-    std::vector<Slot> slots((blocks - 1) * slot_width);
-    const auto slot = [&](std::size_t b) { return slots.data() + b * slot_width; };
+    block_slots<Slot> slot(blocks, slot_width);
     exec.parallel_for(blocks - 1, [&](std::size_t b) { total(b, slot(b)); });
     for (std::size_t b = 1; b + 1 < blocks; ++b) chain(slot(b - 1), slot(b));
     exec.parallel_for(blocks, [&](std::size_t b) { scan_block(b, b == 0 ? nullptr : slot(b - 1), nullptr); });
