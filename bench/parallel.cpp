@@ -169,8 +169,9 @@ void register_all() {
                 benchmark::ClobberMemory();
             });
         })->Unit(benchmark::kMicrosecond)->UseRealTime();
-        // Scatter-ND: 64K random rows of 64 f32 into a (1M, 64) tensor; the input → output copy is the part that
-        // runs on the pool (the updates, 16 MiB of them, apply in row-major order of the index array).
+        // Scatter-ND: 64K random rows of 64 f32 into a (1M, 64) tensor, out of place (the input → output copy of 256 MiB
+        // dominates) and in place (only the updates: pieces owning ranges of rows, each reading all the indices);
+        // 1M random elements into a 4M-element tensor in place. Random indices, duplicates included.
         benchmark::RegisterBenchmark((std::string("parallel/scatter_nd_rows/f32/64MiB") + suffix).c_str(), [=](benchmark::State& state) {
             constexpr std::size_t table_rows = 1 << 20, width = 64, tuples = 64 << 10;
             const auto x = tb::random_input<float>(table_rows * width, 0);
@@ -192,6 +193,29 @@ void register_all() {
                 benchmark::ClobberMemory();
             });
         })->Unit(benchmark::kMicrosecond)->UseRealTime();
+        for (const bool rows_of_64 : {true, false}) {
+            const std::string name = rows_of_64 ? "parallel/scatter_nd_rows/f32/in_place" : "parallel/scatter_nd_elements/f32/in_place";
+            benchmark::RegisterBenchmark((name + suffix).c_str(), [=](benchmark::State& state) {
+                const std::size_t table_rows = rows_of_64 ? 1 << 20 : 4 << 20, width = rows_of_64 ? 64 : 1;
+                const std::size_t tuples = rows_of_64 ? 64 << 10 : 1 << 20;
+                auto y = tb::scratch<float>(table_rows * width, 4);
+                const auto updates = tb::random_input<float>(tuples * width, 2);
+                auto indices = tb::scratch<std::int64_t>(tuples, 3);
+                std::uint64_t state_bits = 12345;
+                for (auto& index : indices) {
+                    state_bits = state_bits * 6364136223846793005ull + 1442695040888963407ull;
+                    index = static_cast<std::int64_t>((state_bits >> 33) % table_rows);
+                }
+                tensorops::thread_pool pool(static_cast<std::size_t>(threads));
+                const std::int64_t bytes = static_cast<std::int64_t>(2 * tuples * width * sizeof(float) + tuples * 8);
+                const tensorops::tensor_view<float> table(y.data(), {table_rows, width});
+                run_threads(state, threads, bytes, tb::limit::copy, [&] {
+                    tensorops::scatter_nd<float>(pool, table, tensorops::tensor_view<const std::int64_t>(indices.data(), {tuples, 1}),
+                                                 tensorops::tensor_view<const float>(updates.data(), {tuples, width}), table);
+                    benchmark::ClobberMemory();
+                });
+            })->Unit(benchmark::kMicrosecond)->UseRealTime();
+        }
 
 #ifdef TENSOROPS_BENCH_HAVE_EIGEN
         for (auto [layout, axis] : layouts) {

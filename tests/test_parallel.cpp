@@ -415,6 +415,76 @@ TEMPLATE_LIST_TEST_CASE("parallel scatter_nd / gather_nd: bit-identical to seque
     }
 }
 
+/// Writes `values` (row-major order of the indices) into the elements of `view`.
+template <class T>
+void assign_view(const tensor_view<T>& view, const std::vector<T>& values) {
+    std::vector<std::size_t> index(view.rank(), 0);
+    for (const T& value : values) {
+        std::ptrdiff_t offset = 0;
+        for (std::size_t d = 0; d < view.rank(); ++d) offset += static_cast<std::ptrdiff_t>(index[d]) * view.stride(d);
+        view.data()[offset] = value;
+        for (std::size_t d = view.rank(); d-- > 0;) {
+            if (++index[d] < view.size(d)) break;
+            index[d] = 0;
+        }
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("parallel scatter_nd in place: pieces owning ranges of a coordinate apply the updates as sequentially",
+                        "[parallel]", parallel_types) {
+    using T = TestType;
+    test_rng rng(std::string("parallel scatter updates ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    struct scatter_case {
+        std::vector<std::size_t> sizes;
+        std::size_t k, tuples;
+    };
+    // Single elements where the second coordinate indexes the larger dimension (the pieces are cut by it); rows;
+    // slices of a rank-3 tensor chosen by two coordinates. Every case has many duplicate tuples.
+    const std::vector<scatter_case> cases{{{7, 3000}, 2, 6000}, {{2000, 24}, 1, 1500}, {{40, 50, 6}, 2, 2500}};
+    const scatter_reduction reductions[] = {scatter_reduction::none, scatter_reduction::add, scatter_reduction::multiply,
+                                            scatter_reduction::max, scatter_reduction::min};
+    std::size_t combination = 0;
+    for (const scatter_case& c : cases) {
+        const auto run = [&](auto index_type) {
+            using I = typename decltype(index_type)::type;
+            INFO("case " << &c - cases.data() << ", k " << c.k << ", index type " << tensorops_test::type_name<I>());
+            std::vector<I> index_values(c.tuples * c.k);
+            for (std::size_t t = 0; t < c.tuples; ++t) {
+                for (std::size_t d = 0; d < c.k; ++d) {
+                    const auto extent = static_cast<std::int64_t>(c.sizes[d]);
+                    const std::int64_t low = std::is_signed_v<I> ? -extent : 0;  // negative coordinates count from the end
+                    index_values[t * c.k + d] = static_cast<I>(rng.uniform<std::int64_t>(low, extent - 1));
+                }
+                if (t > 0 && rng.chance(0.2)) {  // a duplicate of an earlier tuple
+                    const std::size_t earlier = rng.uniform<std::size_t>(0, t - 1);
+                    std::copy_n(index_values.begin() + static_cast<std::ptrdiff_t>(earlier * c.k), c.k,
+                                index_values.begin() + static_cast<std::ptrdiff_t>(t * c.k));
+                }
+            }
+            const tensor_view<const I> indices(index_values.data(), {c.tuples, c.k});
+            std::vector<std::size_t> update_sizes{c.tuples};
+            update_sizes.insert(update_sizes.end(), c.sizes.begin() + static_cast<std::ptrdiff_t>(c.k), c.sizes.end());
+            for (const scatter_reduction reduction : reductions) {
+                if (!tensorops_test::runs_in_this_build(combination++)) continue;
+                INFO("reduction " << static_cast<int>(reduction));
+                const bool near_one = reduction == scatter_reduction::multiply;
+                const auto updates = random_tensor<T>(rng, update_sizes, layout_kind::mixed, near_one);
+                const auto initial = random_tensor<T>(rng, c.sizes, layout_kind::packed, near_one).values();
+                const layout_kind kind = layouts[rng.uniform<std::size_t>(0, std::size(layouts) - 1)];
+                const std::size_t pieces =
+                    check_same_for_every_executor<T>(c.sizes, tensorops_test::random_strides(rng, c.sizes, kind), [&](auto& exec, auto y) {
+                        assign_view(y, initial);
+                        scatter_nd<T>(exec, tensor_view<const T>(y), indices, updates.const_view(), y, reduction);
+                    });
+                CHECK(pieces > 1);  // in place there is no copy: the updates themselves were cut
+            }
+        };
+        run(std::type_identity<std::int32_t>{});
+        run(std::type_identity<std::uint64_t>{});
+    }
+}
+
 TEMPLATE_LIST_TEST_CASE("parallel reductions over rows: bands of rows give the sequential result, cascade edges included", "[parallel]",
                         parallel_types) {
     using T = TestType;
@@ -499,13 +569,16 @@ TEMPLATE_LIST_TEST_CASE("parallel reductions of one long line: chunks of the cas
         std::vector<reduce_function> functions{reduce_function::sum, reduce_function::sum_square, reduce_function::l1, reduce_function::max,
                                                reduce_function::min, reduce_function::multiply};
         if constexpr (!std::is_integral_v<T>)
-            functions.insert(functions.end(), {reduce_function::average, reduce_function::l2, reduce_function::log_sum});
+            functions.insert(functions.end(),
+                             {reduce_function::average, reduce_function::l2, reduce_function::log_sum, reduce_function::log_sum_exp});
         for (auto function : functions) {
             INFO("function " << static_cast<int>(function));
             const std::size_t pieces =
                 check_same_for_every_executor<T>(one, unit, [&](auto& exec, auto y) { reduce(exec, input.const_view(), y, function, {0}); });
-            // Every function but the floating product keeps line blocks (reductions.hpp): its line is cut.
-            if (function != reduce_function::multiply || std::is_integral_v<T>) CHECK(was_cut(pieces));
+            // Functions with line blocks (reductions.hpp) are cut into chunks of their cascade; log-sum-exp and
+            // floating products into their fixed blocks of 64 Ki elements, so only lines of more than one.
+            const bool fixed_blocks = function == reduce_function::log_sum_exp || (function == reduce_function::multiply && !std::is_integral_v<T>);
+            if (!fixed_blocks || length > 65536) CHECK(was_cut(pieces));
         }
         for (auto direction : {axis_direction::increasing, axis_direction::decreasing}) {
             CHECK(was_cut(check_same_for_every_executor<std::int64_t>(one, unit, [&](auto& exec, auto y) {
@@ -515,10 +588,23 @@ TEMPLATE_LIST_TEST_CASE("parallel reductions of one long line: chunks of the cas
                       argmin(exec, input.const_view(), y, {0}, direction);
                   })));
         }
-        if constexpr (!std::is_integral_v<T>) {  // the pairwise sums were really cut
-            CHECK(was_cut(check_same_for_every_executor<T>(one, unit, [&](auto& exec, auto y) {
-                      reduce(exec, input.const_view(), y, reduce_function::sum, {0});
-                  })));
+        if constexpr (!std::is_integral_v<T>) {
+            // Without NaNs (which any order of operations turns into a NaN): the sums, log-sum-exp and products must
+            // round exactly as sequentially. Values near 1; for log-sum-exp a maximum of 0 and the rest around
+            // −1 − ln(length), so that its result (ln of a sum near 1.4) keeps the sum's last bits.
+            for (auto function : {reduce_function::sum, reduce_function::log_sum_exp, reduce_function::multiply}) {
+                INFO("without NaN, function " << static_cast<int>(function));
+                const bool lse = function == reduce_function::log_sum_exp;
+                for (auto& v : values)
+                    v = static_cast<T>(lse ? -1.0 - std::log(static_cast<double>(length)) + rng.uniform_real(-1.0, 1.0)
+                                           : 1.0 + rng.uniform_real(-1e-3, 1e-3));
+                if (lse) values[3 * length / 4] = T(0);
+                guarded_buffer<T> clean({length}, {1});
+                clean.assign(values);
+                const std::size_t pieces =
+                    check_same_for_every_executor<T>(one, unit, [&](auto& exec, auto y) { reduce(exec, clean.const_view(), y, function, {0}); });
+                if (function == reduce_function::sum || length > 65536) CHECK(was_cut(pieces));
+            }
         }
     }
 }

@@ -167,6 +167,72 @@ TEST_CASE("reduce: log-sum-exp is stable and handles infinities") {
     CHECK(std::isnan(reduce_float({10000}, long_group, reduce_function::log_sum_exp, {0})[0]));
 }
 
+TEMPLATE_TEST_CASE("reduce: log-sum-exp and floating products of runs longer than one fixed block", "", float, double) {
+    using T = TestType;
+    test_rng rng(std::string("reduce long runs ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    const T inf = std::numeric_limits<T>::infinity();
+    // These functions compute a contiguous run in fixed blocks of 64 Ki elements (reduce_kernels.hpp), each from
+    // scratch, folded in order: one line of three blocks and a tail, and [3, 140001] rows (padded: several runs)
+    // reduced over everything.
+    const std::size_t length = 3 * 65536 + 4099, rows = 3, width = 140001, pitch = 140013;
+    const auto check_against_reference = [&](const std::vector<T>& values, reduce_function function, double tolerance) {
+        const auto expected = ref::reduce(ref::dense<T>({length}, values), {0}, to_reference(function)).values[0];
+        T actual{};
+        reduce(tensor_view<const T>(values.data(), {length}), tensor_view<T>(&actual, {1}), function, {0});
+        const double e = static_cast<double>(expected), a = static_cast<double>(actual);
+        if (std::isnan(e)) CHECK(std::isnan(a));
+        else if (std::isinf(e) || e == 0) CHECK(a == e);
+        else CHECK(a == Approx(e).epsilon(tolerance));
+    };
+    std::vector<T> line(length);
+    // Log-sum-exp: the first block all −inf, values far below the maximum, the maximum in the last block.
+    for (std::size_t i = 0; i < length; ++i) line[i] = i < 65536 ? -inf : static_cast<T>(rng.uniform_real(-60.0, 20.0));
+    line[length - 10] = T(45);
+    check_against_reference(line, reduce_function::log_sum_exp, 1e-6);
+    line[70000] = inf;  // +inf in the second block
+    check_against_reference(line, reduce_function::log_sum_exp, 0);
+    line[150000] = std::numeric_limits<T>::quiet_NaN();
+    check_against_reference(line, reduce_function::log_sum_exp, 0);
+    std::fill(line.begin(), line.end(), -inf);
+    check_against_reference(line, reduce_function::log_sum_exp, 0);
+    // Products: values near 1 (the error grows like √n·ε), then values in [0, 1), whose product underflows to 0.
+    for (auto& v : line) v = static_cast<T>(1.0 + rng.uniform_real(-1e-3, 1e-3));
+    check_against_reference(line, reduce_function::multiply, 1e-4);
+    // A run computes the same bits alone (one output) as in a row of [2, length] reduced over axis 1. (For
+    // log-sum-exp, a maximum of 0 in the last block and the rest around −1 − ln(length): Σ e^x ≈ 1.4, so the
+    // result, ln of it, keeps in its last bits how the blocks were merged — a larger one would round them away.)
+    for (auto function : {reduce_function::log_sum_exp, reduce_function::multiply}) {
+        INFO("function " << static_cast<int>(function));
+        std::vector<T> run(line);
+        if (function == reduce_function::log_sum_exp) {
+            for (auto& v : run) v = static_cast<T>(-1.0 - std::log(static_cast<double>(length)) + rng.uniform_real(-1.0, 1.0));
+            run[length - 100] = T(0);
+        }
+        std::vector<T> two_rows(run);
+        for (std::size_t i = 0; i < length; ++i) two_rows.push_back(static_cast<T>(rng.uniform_real(-1.0, 1.0)));
+        T alone{}, per_row[2]{};
+        reduce(tensor_view<const T>(run.data(), {length}), tensor_view<T>(&alone, {1}), function, {0});
+        reduce(tensor_view<const T>(two_rows.data(), {2, length}), tensor_view<T>(per_row, {2, 1}), function, {1});
+        CHECK(tensorops_test::same_bits(alone, per_row[0]));
+    }
+    for (auto& v : line) v = static_cast<T>(rng.uniform_real(0.0, 1.0));
+    check_against_reference(line, reduce_function::multiply, 0);
+    // Several long runs: padded rows reduced over both axes.
+    std::vector<T> padded(rows * pitch, std::numeric_limits<T>::quiet_NaN()), packed(rows * width);
+    for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t j = 0; j < width; ++j)
+            padded[i * pitch + j] = packed[i * width + j] = static_cast<T>(1.0 + rng.uniform_real(-1e-3, 1e-3));
+    for (auto function : {reduce_function::log_sum_exp, reduce_function::multiply}) {
+        INFO("function " << static_cast<int>(function));
+        const auto expected = ref::reduce(ref::dense<T>({rows, width}, packed), {0, 1}, to_reference(function)).values[0];
+        T actual{};
+        reduce(tensor_view<const T>(padded.data(), {rows, width}, {static_cast<std::ptrdiff_t>(pitch), 1}), tensor_view<T>(&actual, {1, 1}),
+               function, {0, 1});
+        CHECK(static_cast<double>(actual) == Approx(static_cast<double>(expected)).epsilon(1e-4));
+    }
+}
+
 TEST_CASE("reduce: empty groups give SEMANTICS.md §5's values; ARGMAX of an empty group is an error") {
     std::vector<float> out(3, 7.0f);
     const tensor_view<const float> empty(nullptr, {3, 0});

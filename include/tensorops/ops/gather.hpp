@@ -67,16 +67,14 @@ void gather_tuples(const tuple_plan& plan, const tuple_source& source, const T* 
         }
     }
     if (slice.rank == 0) {  // one element per tuple
-        const auto kernel = [&](const std::ptrdiff_t* positions, std::ptrdiff_t data, std::ptrdiff_t data_stride, std::size_t count) {
-            T* out = output + data;
-            for (std::size_t i = 0; i < count; ++i) out[static_cast<std::ptrdiff_t>(i) * data_stride] = input[positions[i]];
+        const auto kernel = [&](const std::ptrdiff_t* positions, const auto& data_at, std::size_t count) {
+            for (std::size_t i = 0; i < count; ++i) output[data_at(i)] = input[positions[i]];
         };
         for_each_tuple_chunk(plan, source, consumer_of(kernel));
         return;
     }
-    const auto kernel = [&](const std::ptrdiff_t* positions, std::ptrdiff_t data, std::ptrdiff_t data_stride, std::size_t count) {
-        for (std::size_t i = 0; i < count; ++i)
-            combine_nest<combine::assign>(output + data + static_cast<std::ptrdiff_t>(i) * data_stride, input + positions[i], slice);
+    const auto kernel = [&](const std::ptrdiff_t* positions, const auto& data_at, std::size_t count) {
+        for (std::size_t i = 0; i < count; ++i) combine_nest<combine::assign>(output + data_at(i), input + positions[i], slice);
     };
     for_each_tuple_chunk(plan, source, consumer_of(kernel));
 }

@@ -87,36 +87,68 @@ inline void require_scatter_shapes(std::string_view operation, const layout& inp
                         " (indices.shape[:-1] ++ input.shape[k:], k = " + std::to_string(k) + ")");
 }
 
-/// Applies the updates of every tuple, in row-major order of the index array. `slice` walks one tuple's slice
-/// (operand 0 in output, operand 1 in updates). Without a reduction, trivially copyable elements whose slices
-/// are contiguous runs take the fused copy of index_tuples.hpp; everything else (single elements included) goes
-/// chunk by chunk through combine_element / combine_nest. No software prefetching: the stores' own read-for-ownership
+/// Applies the updates of every tuple (owner == nullptr) or of the tuples one piece owns (index_tuples.hpp,
+/// tuple_owner), in row-major order of the index array. `slice` walks one tuple's slice (operand 0 in output,
+/// operand 1 in updates). Without a reduction, trivially copyable elements whose slices are contiguous runs take
+/// the fused copy of index_tuples.hpp; everything else (single elements included) goes chunk by chunk through
+/// combine_element / combine_nest, as do the pieces. No software prefetching: the stores' own read-for-ownership
 /// requests already keep as many misses in flight as the core allows (prefetches, even prefetchw, measured slower).
 template <combine Op, class T>
-void scatter_tuples(const tuple_plan& plan, const tuple_source& source, const T* updates, T* output, const iter::loop_nest<2>& slice) {
+void scatter_tuples(const tuple_plan& plan, const tuple_source& source, const tuple_owner* owner, const T* updates, T* output,
+                    const iter::loop_nest<2>& slice) {
     if constexpr (Op == combine::assign && std::is_trivially_copyable_v<T>) {
-        if (slice_is_one_run(slice)) {  // the fused copy
+        if (owner == nullptr && slice_is_one_run(slice)) {  // the fused copy
             source.scatter_copy(source.indices, plan, reinterpret_cast<std::byte*>(output + slice.offsets[0]),
                                 reinterpret_cast<const std::byte*>(updates + slice.offsets[1]), sizeof(T), slice.sizes[0] * sizeof(T));
             return;
         }
     }
+    const auto walk = [&](const auto& kernel) {
+        if (owner != nullptr) for_each_owned_tuple_chunk(plan, source, *owner, listing_consumer_of(kernel));
+        else for_each_tuple_chunk(plan, source, consumer_of(kernel));
+    };
     if (slice.rank == 0) {  // one element per tuple (k = rank, or trailing sizes of 1)
-        const auto kernel = [&](const std::ptrdiff_t* positions, std::ptrdiff_t data, std::ptrdiff_t data_stride, std::size_t count) {
-            const T* update = updates + data;
-            for (std::size_t i = 0; i < count; ++i) combine_element<Op>(output[positions[i]], update[static_cast<std::ptrdiff_t>(i) * data_stride]);
-        };
-        for_each_tuple_chunk(plan, source, consumer_of(kernel));
+        walk([&](const std::ptrdiff_t* positions, const auto& data_at, std::size_t count) {
+            for (std::size_t i = 0; i < count; ++i) combine_element<Op>(output[positions[i]], updates[data_at(i)]);
+        });
         return;
     }
-    const auto kernel = [&](const std::ptrdiff_t* positions, std::ptrdiff_t data, std::ptrdiff_t data_stride, std::size_t count) {
-        for (std::size_t i = 0; i < count; ++i)
-            combine_nest<Op>(output + positions[i], updates + data + static_cast<std::ptrdiff_t>(i) * data_stride, slice);
-    };
-    for_each_tuple_chunk(plan, source, consumer_of(kernel));
+    walk([&](const std::ptrdiff_t* positions, const auto& data_at, std::size_t count) {
+        for (std::size_t i = 0; i < count; ++i) combine_nest<Op>(output + positions[i], updates + data_at(i), slice);
+    });
 }
 
-/// Everything after the checks: copy (unless in place), then apply the tuples with the reduction's kernel.
+/// How many pieces the updates of a scatter are applied in, and by which coordinate they are told apart (see
+/// tuple_owner): the coordinate with the largest extent, cut into at most one range per thread of the executor —
+/// every piece reads all the indices, so more pieces than threads would only read them more often. 1 (the
+/// calling thread applies every tuple) on a sequential executor, for work below two of the executor's pieces,
+/// or when no coordinate has two values.
+struct update_split {
+    std::size_t coordinate = 0;
+    std::size_t pieces = 1;
+    std::size_t extent = 0;
+    [[nodiscard]] tuple_owner owner(std::size_t piece) const noexcept {
+        return {coordinate, piece * extent / pieces, (piece + 1) * extent / pieces};
+    }
+};
+
+[[nodiscard]] inline update_split split_updates(const executor_ref& exec, const tuple_plan& plan, std::size_t index_bytes,
+                                                std::size_t slice_bytes) {
+    update_split split;
+    for (std::size_t c = 0; c < plan.k; ++c) {
+        if (plan.extents[c] <= split.extent) continue;
+        split.extent = plan.extents[c];
+        split.coordinate = c;
+    }
+    const std::size_t traffic = plan.count * (plan.k * index_bytes + 2 * slice_bytes);
+    if (exec.concurrency() > 1 && traffic >= 2 * exec.min_piece_bytes()) split.pieces = std::min(exec.concurrency(), split.extent);
+    split.pieces = std::max<std::size_t>(split.pieces, 1);
+    return split;
+}
+
+/// Everything after the checks: copy (unless in place), then apply the tuples with the reduction's kernel — on the
+/// executor's threads in pieces that own disjoint sets of output elements (update_split), each applying its tuples
+/// in row-major order: the result is the sequential one, bit for bit, duplicates and reductions included.
 template <class T>
 void scatter_validated(const executor_ref& exec, const tuple_plan& plan, const tuple_source& source, const tensor_view<const T>& input,
                        const tensor_view<const T>& updates, const tensor_view<T>& output, bool in_place, scatter_reduction reduction) {
@@ -124,21 +156,32 @@ void scatter_validated(const executor_ref& exec, const tuple_plan& plan, const t
     if (plan.count == 0 || updates.empty()) return;
     const std::size_t tuple_rank = updates.rank() - (input.rank() - plan.k);  // updates = tuple dimensions ++ slice
     const auto slice = plan_slice(input.sizes().subspan(plan.k), layout_of(output), plan.k, layout_of(updates), tuple_rank);
-    switch (reduction) {
-        case scatter_reduction::none: scatter_tuples<combine::assign>(plan, source, updates.data(), output.data(), slice); break;
-        case scatter_reduction::add:
-            if constexpr (additive<T>) scatter_tuples<combine::add>(plan, source, updates.data(), output.data(), slice);
-            break;
-        case scatter_reduction::multiply:
-            if constexpr (multiplicative<T>) scatter_tuples<combine::multiply>(plan, source, updates.data(), output.data(), slice);
-            break;
-        case scatter_reduction::max:
-            if constexpr (totally_ordered_element<T>) scatter_tuples<combine::max>(plan, source, updates.data(), output.data(), slice);
-            break;
-        case scatter_reduction::min:
-            if constexpr (totally_ordered_element<T>) scatter_tuples<combine::min>(plan, source, updates.data(), output.data(), slice);
-            break;
+    const auto apply = [&](const tuple_owner* owner) {
+        switch (reduction) {
+            case scatter_reduction::none: scatter_tuples<combine::assign>(plan, source, owner, updates.data(), output.data(), slice); break;
+            case scatter_reduction::add:
+                if constexpr (additive<T>) scatter_tuples<combine::add>(plan, source, owner, updates.data(), output.data(), slice);
+                break;
+            case scatter_reduction::multiply:
+                if constexpr (multiplicative<T>) scatter_tuples<combine::multiply>(plan, source, owner, updates.data(), output.data(), slice);
+                break;
+            case scatter_reduction::max:
+                if constexpr (totally_ordered_element<T>) scatter_tuples<combine::max>(plan, source, owner, updates.data(), output.data(), slice);
+                break;
+            case scatter_reduction::min:
+                if constexpr (totally_ordered_element<T>) scatter_tuples<combine::min>(plan, source, owner, updates.data(), output.data(), slice);
+                break;
+        }
+    };
+    const update_split split = split_updates(exec, plan, source.index_bytes, slice.element_count() * sizeof(T));
+    if (split.pieces <= 1) {
+        apply(nullptr);
+        return;
     }
+    exec.parallel_for(split.pieces, [&](std::size_t piece) {
+        const tuple_owner owner = split.owner(piece);
+        apply(&owner);
+    });
 }
 
 /// The checks of scatter_nd, in order, then the work. Only this glue depends on both T and I: the shape checks
@@ -207,9 +250,12 @@ void scatter_nd(tensor_view<const std::type_identity_t<T>> input, tensor_view<I>
     detail::scatter<T, I>(sequential, "scatter_nd", input, tensor_view<const I>(indices), updates, output, reduction);
 }
 
-/// scatter_nd on an executor (exec/executor.hpp): the validation pass and the input → output copy run in pieces
-/// on its threads; the updates are applied on the calling thread, in row-major order of the index array (so
-/// duplicates resolve exactly as sequentially). The result and any error are the same as sequentially.
+/// scatter_nd on an executor (exec/executor.hpp): the validation pass, the input → output copy and the updates
+/// run in pieces on its threads. The updates are cut by the values of one coordinate (the one indexing the
+/// largest dimension), one range per thread: every piece reads all the tuples and applies, in row-major order of
+/// the index array, those whose coordinate falls in its range — so each element receives the same updates in the
+/// same order as sequentially (duplicates resolve alike, reductions combine alike) whether or not the tuples are
+/// unique, and nothing is sorted or allocated. The result and any error are the same as sequentially, bit for bit.
 template <element T, index_element I, class E>
     requires executor<std::remove_reference_t<E>>
 void scatter_nd(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<const I> indices,

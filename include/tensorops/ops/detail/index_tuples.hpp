@@ -352,22 +352,76 @@ void copy_tuples(const void* indices, const tuple_plan& plan, std::conditional_t
     });
 }
 
+/// The tuples one piece of a parallel scatter applies: those whose coordinate `coordinate`, normalised, lies in
+/// [begin, end). Tuples that differ in one coordinate select disjoint slices, and the output's layout is unique, so
+/// pieces with disjoint ranges write disjoint elements — and each piece applies its tuples in row-major order, so
+/// every element sees the same updates in the same order as sequentially, duplicates and reductions included.
+struct tuple_owner {
+    std::size_t coordinate = 0;
+    std::size_t begin = 0;
+    std::size_t end = 0;
+};
+
+/// Like fill_positions, for the tuples a piece owns only: the tuples whose coordinate owner.coordinate lies in
+/// [owner.begin, owner.end) are packed, in order, into positions[] and data_offsets[] (tuple i's slice in the data
+/// tensor at data + i · data_stride); returns how many. Branch-free (every tuple is written, the count advances
+/// only for the owned ones): which tuples a piece owns is as unpredictable as the indices.
+template <index_element I>
+[[nodiscard]] std::size_t fill_owned_positions(const void* indices, std::ptrdiff_t first, std::ptrdiff_t tuple_stride, std::size_t count,
+                                               const tuple_plan& plan, std::ptrdiff_t data, std::ptrdiff_t data_stride,
+                                               const tuple_owner& owner, std::ptrdiff_t* positions, std::ptrdiff_t* data_offsets) {
+    const I* tuples = static_cast<const I*>(indices) + first;
+    const std::size_t width = owner.end - owner.begin;
+    std::size_t kept = 0;
+    if (plan.k == 1) {
+        const std::size_t extent = plan.extents[0];
+        const std::ptrdiff_t stride = plan.strides[0];
+        for (std::size_t i = 0; i < count; ++i) {
+            const auto step = static_cast<std::ptrdiff_t>(i);
+            const std::ptrdiff_t coordinate = normalised(tuples[step * tuple_stride], extent);
+            positions[kept] = coordinate * stride;
+            data_offsets[kept] = data + step * data_stride;
+            kept += static_cast<std::size_t>(static_cast<std::size_t>(coordinate) - owner.begin < width);
+        }
+        return kept;
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+        const auto step = static_cast<std::ptrdiff_t>(i);
+        const I* tuple = tuples + step * tuple_stride;
+        std::ptrdiff_t position = 0, owned = 0;
+        for (std::size_t c = 0; c < plan.k; ++c) {
+            const std::ptrdiff_t coordinate = normalised(tuple[static_cast<std::ptrdiff_t>(c) * plan.coordinate_stride], plan.extents[c]);
+            position += coordinate * plan.strides[c];
+            owned = c == owner.coordinate ? coordinate : owned;
+        }
+        positions[kept] = position;
+        data_offsets[kept] = data + step * data_stride;
+        kept += static_cast<std::size_t>(static_cast<std::size_t>(owned) - owner.begin < width);
+    }
+    return kept;
+}
+
 /// The indices of a call with the pass-2 routines for their element type (type-erased: see the file comment):
-/// `fill` computes a chunk of offsets; `scatter_copy` and `gather_copy` are the fused copies above.
+/// `fill` computes a chunk of offsets, `fill_owned` those of the tuples a piece owns; `scatter_copy` and
+/// `gather_copy` are the fused copies above.
 struct tuple_source {
     using fill_function = void (*)(const void*, std::ptrdiff_t, std::ptrdiff_t, std::size_t, const tuple_plan&, std::ptrdiff_t,
                                    std::ptrdiff_t, std::ptrdiff_t*);
+    using fill_owned_function = std::size_t (*)(const void*, std::ptrdiff_t, std::ptrdiff_t, std::size_t, const tuple_plan&, std::ptrdiff_t,
+                                                std::ptrdiff_t, const tuple_owner&, std::ptrdiff_t*, std::ptrdiff_t*);
     using scatter_copy_function = void (*)(const void*, const tuple_plan&, std::byte*, const std::byte*, std::size_t, std::size_t);
     using gather_copy_function = void (*)(const void*, const tuple_plan&, const std::byte*, std::byte*, std::size_t, std::size_t);
     const void* indices = nullptr;
+    std::size_t index_bytes = 0;  // sizeof the index type
     fill_function fill = nullptr;
+    fill_owned_function fill_owned = nullptr;
     scatter_copy_function scatter_copy = nullptr;
     gather_copy_function gather_copy = nullptr;
 };
 
 template <index_element I>
 [[nodiscard]] tuple_source make_tuple_source(const I* indices) noexcept {
-    return {indices, &fill_positions<I>, &copy_tuples<I, true>, &copy_tuples<I, false>};
+    return {indices, sizeof(I), &fill_positions<I>, &fill_owned_positions<I>, &copy_tuples<I, true>, &copy_tuples<I, false>};
 }
 
 /// True when a tuple's slice is one run, contiguous in both tensors (the fused copies apply).
@@ -375,21 +429,46 @@ template <index_element I>
     return slice.rank == 1 && slice.strides[0][0] == 1 && slice.strides[1][0] == 1;
 }
 
-/// What consumes the chunks of pass 2: `consume(context, positions, data, data_stride, count)`, type-erased so that
-/// the walk is compiled once, not once per element type × reduction (the consumer is called once per chunk).
+/// The data offsets of a chunk's tuples: data + i · stride (all tuples of a line), or listed one by one (the
+/// tuples a piece owns, packed by fill_owned_positions).
+struct strided_offsets {
+    std::ptrdiff_t first;
+    std::ptrdiff_t stride;
+    [[nodiscard]] std::ptrdiff_t operator()(std::size_t i) const noexcept { return first + static_cast<std::ptrdiff_t>(i) * stride; }
+};
+struct listed_offsets {
+    const std::ptrdiff_t* offsets;
+    [[nodiscard]] std::ptrdiff_t operator()(std::size_t i) const noexcept { return offsets[i]; }
+};
+
+/// What consumes the chunks of pass 2, type-erased so that the walk is compiled once, not once per element type ×
+/// reduction (the consumer is called once per chunk): `kernel(positions, data_at, count)` with data_at a
+/// strided_offsets (`consume`) or, for the pieces of a parallel scatter, a listed_offsets (`consume_listed`).
 struct chunk_consumer {
     void (*consume)(const void* context, const std::ptrdiff_t* positions, std::ptrdiff_t data, std::ptrdiff_t data_stride,
                     std::size_t count) = nullptr;
+    void (*consume_listed)(const void* context, const std::ptrdiff_t* positions, const std::ptrdiff_t* data, std::size_t count) = nullptr;
     const void* context = nullptr;
 };
 
-/// A chunk_consumer calling `kernel(positions, data, data_stride, count)` (kernel must outlive the walk).
+/// A chunk_consumer calling `kernel(positions, strided_offsets, count)` (kernel must outlive the walk).
 template <class Kernel>
 [[nodiscard]] chunk_consumer consumer_of(const Kernel& kernel) noexcept {
-    return {[](const void* context, const std::ptrdiff_t* positions, std::ptrdiff_t data, std::ptrdiff_t data_stride, std::size_t count) {
-                (*static_cast<const Kernel*>(context))(positions, data, data_stride, count);
-            },
-            &kernel};
+    chunk_consumer consumer;
+    consumer.consume = [](const void* context, const std::ptrdiff_t* positions, std::ptrdiff_t data, std::ptrdiff_t data_stride,
+                          std::size_t count) { (*static_cast<const Kernel*>(context))(positions, strided_offsets{data, data_stride}, count); };
+    consumer.context = &kernel;
+    return consumer;
+}
+
+/// consumer_of with the listed form too (for the pieces of a parallel scatter).
+template <class Kernel>
+[[nodiscard]] chunk_consumer listing_consumer_of(const Kernel& kernel) noexcept {
+    chunk_consumer consumer = consumer_of(kernel);
+    consumer.consume_listed = [](const void* context, const std::ptrdiff_t* positions, const std::ptrdiff_t* data, std::size_t count) {
+        (*static_cast<const Kernel*>(context))(positions, listed_offsets{data}, count);
+    };
+    return consumer;
 }
 
 /// Pass 2: calls the consumer for every chunk of tuples, in row-major order of the index array, with
@@ -404,6 +483,22 @@ inline void for_each_tuple_chunk(const tuple_plan& plan, const tuple_source& sou
             source.fill(source.indices, line[0] + skip * strides[0], strides[0], count, plan, line[2] + skip * strides[2], strides[2],
                         positions.data());
             consumer.consume(consumer.context, positions.data(), line[1] + skip * strides[1], strides[1], count);
+        }
+    });
+}
+
+/// Pass 2 for one piece of a parallel scatter (no batch dimensions): like for_each_tuple_chunk, but only the tuples
+/// `owner` names reach the consumer's listed form, still in row-major order.
+inline void for_each_owned_tuple_chunk(const tuple_plan& plan, const tuple_source& source, const tuple_owner& owner,
+                                       const chunk_consumer& consumer) {
+    std::array<std::ptrdiff_t, tuple_chunk> positions, data_offsets;
+    for_each_tuple_line(plan, [&](const std::array<std::ptrdiff_t, 3>& line, std::size_t length, const std::array<std::ptrdiff_t, 3>& strides) {
+        for (std::size_t start = 0; start < length; start += tuple_chunk) {
+            const std::size_t count = std::min(tuple_chunk, length - start);
+            const auto skip = static_cast<std::ptrdiff_t>(start);
+            const std::size_t kept = source.fill_owned(source.indices, line[0] + skip * strides[0], strides[0], count, plan,
+                                                       line[1] + skip * strides[1], strides[1], owner, positions.data(), data_offsets.data());
+            if (kept != 0) consumer.consume_listed(consumer.context, positions.data(), data_offsets.data(), kept);
         }
     });
 }

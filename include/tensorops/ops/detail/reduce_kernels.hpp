@@ -324,35 +324,113 @@ log_sum_exp_state<accumulator_t<T>> log_sum_exp_stretch(const T* x, std::size_t 
     return {top, reduce_contiguous(x, count, log_sum_exp_reduction<T>{}, top)};
 }
 
+// ---------------------------------------------------------------------------------------------
+// Runs in fixed blocks, for the functions without a cascade of blocks: log-sum-exp and floating products.
+//
+// Log-sum-exp merges the states of its stretches in order, and a floating product keeps running products: neither
+// can be cut into the aligned chunks of a block cascade (reduce_line_in_chunks). A contiguous run of one of them is
+// computed in fixed blocks of line_fold_block elements instead: each block from scratch, the block values then
+// folded in order (merge, ×). The blocks do not depend on the executor, so threads may compute them while the
+// calling thread folds: bit-identical for any executor and thread count. A run of one block computes as it did
+// before there were blocks. (A floating product restarts from 1 every block: for data in [0, 1) it passes through
+// subnormals once per 64 Ki elements, a few dozen steps per lane — nothing like the 128-row blocks it does not
+// take in the outer kernel.)
+
+/// Elements per block of a run of log-sum-exp or a floating product (a multiple of every vector step).
+inline constexpr std::size_t line_fold_block = std::size_t{1} << 16;
+/// Elements per log-sum-exp stretch: read twice (maximum, then Σ e^(x − maximum)), so it stays in L1.
+inline constexpr std::size_t lse_stretch = 2048;
+
+/// value(start, count) for the blocks of a run of `length` ≥ 1 elements, folded in order: fold(fold(v0, v1), v2)….
+template <class S, class Value, class Fold>
+S fold_blocks(std::size_t length, const Value& value, const Fold& fold) {
+    S folded = value(std::size_t{0}, std::min(line_fold_block, length));
+    for (std::size_t start = line_fold_block; start < length; start += line_fold_block)
+        folded = fold(folded, value(start, std::min(line_fold_block, length - start)));
+    return folded;
+}
+
+/// fold_blocks with the block values computed in pieces on `exec` (each writes its own), then folded on the
+/// calling thread in the same order: the same result. Sequentially where the run is not worth cutting.
+template <class S, class Value, class Fold>
+S fold_blocks(const executor_ref& exec, std::size_t length, std::size_t element_bytes, const Value& value, const Fold& fold) {
+    const std::size_t blocks = (length + line_fold_block - 1) / line_fold_block;
+    const std::size_t pieces = std::min(wanted_pieces(exec, length * element_bytes), blocks);
+    if (pieces < 2) return fold_blocks<S>(length, value, fold);
+    std::vector<S> values(blocks);
+    exec.parallel_for(pieces, [&](std::size_t piece) {
+        for (std::size_t b = piece * blocks / pieces; b < (piece + 1) * blocks / pieces; ++b) {
+            const std::size_t start = b * line_fold_block;
+            values[b] = value(start, std::min(line_fold_block, length - start));
+        }
+    });
+    S folded = values[0];
+    for (std::size_t b = 1; b < blocks; ++b) folded = fold(folded, values[b]);
+    return folded;
+}
+
+/// Log-sum-exp state of the block of `count` contiguous elements at x: its stretches merged in order.
+template <class T>
+log_sum_exp_state<accumulator_t<T>> log_sum_exp_block(const T* x, std::size_t count) {
+    using A = accumulator_t<T>;
+    log_sum_exp_state<A> state{-std::numeric_limits<A>::infinity(), A(0)};
+    for (std::size_t start = 0; start < count; start += lse_stretch)
+        state = merge(state, log_sum_exp_stretch(x + start, std::min(lse_stretch, count - start)));
+    return state;
+}
+
+/// A floating product of the `count` contiguous elements at x with the inner kernel's accumulators.
+template <class T, class R>
+typename R::accumulator product_block(const T* x, std::size_t count, const R& r) {
+    return accumulate_runs(x, iter::loop_nest<2>{}, count, r, r.identity());
+}
+
+/// The reduction of one contiguous run of `length` elements by log-sum-exp (its state) or a floating product, in
+/// fixed blocks (see above): sequentially when exec is null, else with the blocks in pieces on *exec.
+template <class T, class R>
+auto reduce_run_in_blocks(const executor_ref* exec, const T* x, std::size_t length, const R& r) {
+    const auto fold_on = [&](auto identity, const auto& value, const auto& fold) {
+        using S = decltype(identity);
+        return exec == nullptr ? fold_blocks<S>(length, value, fold) : fold_blocks<S>(*exec, length, sizeof(T), value, fold);
+    };
+    if constexpr (R::shifted) {
+        using S = log_sum_exp_state<typename R::accumulator>;
+        return fold_on(S{}, [&](std::size_t start, std::size_t n) { return log_sum_exp_block(x + start, n); },
+                       [](const S& a, const S& b) { return merge(a, b); });
+    } else {
+        using A = typename R::accumulator;
+        return fold_on(A{}, [&](std::size_t start, std::size_t n) { return product_block(x + start, n, r); },
+                       [&](const A& a, const A& b) { return r.combine(a, b); });
+    }
+}
+
 template <class T, class R>
 void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::size_t count, const R& r) {
-    if constexpr (R::shifted) {  // log-sum-exp: one pass, stretch by stretch (see log_sum_exp_state)
-        using A = typename R::accumulator;
-        constexpr std::size_t stretch = 2048;
-        const std::size_t last = parts.group.rank - 1;
-        const std::size_t length = parts.group.sizes[last];
-        iter::axis_set innermost;
-        innermost.set(last);
-        const auto runs = iter::remove_dimensions(parts.group, innermost);
-        iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {
-            log_sum_exp_state<A> state{-std::numeric_limits<A>::infinity(), A(0)};
-            iter::for_each_element(runs, [&](const std::array<std::ptrdiff_t, 2>& run) {
-                for (std::size_t start = 0; start < length; start += stretch)
-                    state = merge(state, log_sum_exp_stretch(input + at[1] + run[1] + start, std::min(stretch, length - start)));
-            });
-            const A shift = R::shift_for(state.maximum);
-            output[at[0]] = r.finish(state.sum, count, shift);
-        });
-        return;
-    }
     const std::size_t last = parts.group.rank - 1;
     const std::size_t length = parts.group.sizes[last];
     iter::axis_set innermost;
     innermost.set(last);
     const auto runs = iter::remove_dimensions(parts.group, innermost);
+    if constexpr (R::shifted) {  // log-sum-exp: one pass, run by run in blocks of stretches (see log_sum_exp_state)
+        using A = typename R::accumulator;
+        iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {
+            log_sum_exp_state<A> state{-std::numeric_limits<A>::infinity(), A(0)};
+            iter::for_each_element(runs, [&](const std::array<std::ptrdiff_t, 2>& run) {
+                state = merge(state, reduce_run_in_blocks(nullptr, input + at[1] + run[1], length, r));
+            });
+            output[at[0]] = r.finish(state.sum, count, R::shift_for(state.maximum));
+        });
+        return;
+    }
     iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {
         const T* base = input + at[1];
         const typename R::accumulator no_shift = r.identity();
+        if constexpr (!R::line_blocks) {  // floating products: a single run goes in fixed blocks
+            if (runs.rank == 0) {
+                output[at[0]] = r.finish(reduce_run_in_blocks(nullptr, base + runs.offsets[1], length, r), count, no_shift);
+                return;
+            }
+        }
         output[at[0]] = r.finish(accumulate_runs(base, runs, length, r, no_shift), count, no_shift);
     });
 }
@@ -784,18 +862,25 @@ bool reduce_line_in_chunks(const executor_ref& exec, const T* x, T* y, std::size
 /// run_reduce on an executor, bit-identical to it. An [n rows, w columns] nest reduced over its rows (the outer
 /// layout with nothing else kept) is cut into bands of whole blocks of rows (reduce_rows_in_bands,
 /// reduce_rows_log_sum_exp_in_bands); a single contiguous line reduced by a function with line blocks (sums,
-/// max/min, integer products) into aligned chunks of its cascade (reduce_line_in_chunks); anything else into pieces
-/// of independent outputs (exec/split.hpp). Other single-output groups (floating products, log-sum-exp, several
-/// runs) run on one thread, so far.
+/// max/min, integer products) into aligned chunks of its cascade (reduce_line_in_chunks), by log-sum-exp or a
+/// floating product into its fixed blocks (reduce_run_in_blocks); anything else into pieces of independent outputs
+/// (exec/split.hpp). A single output of a group of several runs runs on one thread, so far.
 template <class T, class R>
 void run_reduce_on(const executor_ref& exec, const T* input, T* output, const iter::loop_nest<2>& nest, iter::axis_set reduced,
                    std::size_t count, const R& r) {
     const std::size_t bytes = nest.element_count() * sizeof(T);
     if constexpr (R::vectorizable && simd::vectorized) {
+        const bool one_line = nest.rank == 1 && reduced.test(0) && nest.strides[1][0] == 1 && nest.sizes[0] >= simd::lanes<T>;
         if constexpr (R::line_blocks && !R::shifted) {  // one output, one contiguous line: chunks of the line
-            if (nest.rank == 1 && reduced.test(0) && nest.strides[1][0] == 1 &&
-                reduce_line_in_chunks(exec, input + nest.offsets[1], output + nest.offsets[0], nest.sizes[0], count, r))
+            if (one_line && reduce_line_in_chunks(exec, input + nest.offsets[1], output + nest.offsets[0], nest.sizes[0], count, r))
                 return;
+        } else {  // log-sum-exp, floating products: the fixed blocks of the line
+            if (one_line) {
+                const auto folded = reduce_run_in_blocks(&exec, input + nest.offsets[1], nest.sizes[0], r);
+                if constexpr (R::shifted) output[nest.offsets[0]] = r.finish(folded.sum, count, R::shift_for(folded.maximum));
+                else output[nest.offsets[0]] = r.finish(folded, count, r.identity());
+                return;
+            }
         }
         const bool rows_reduced = nest.rank == 2 && reduced.test(0) && !reduced.test(1) && nest.inner_is_contiguous({0, 1});
         if (rows_reduced && wanted_pieces(exec, bytes) > 1 && nest.sizes[1] >= simd::lanes<T>) {
