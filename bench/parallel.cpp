@@ -75,6 +75,17 @@ double threads_limit(tb::limit which, int threads) {
     return value;
 }
 
+/// `count` uniform random indices in [0, extent) (duplicates included), the same on every run, in the buffer pool.
+std::span<const std::int64_t> random_indices(std::size_t count, std::size_t extent) {
+    auto indices = tb::scratch<std::int64_t>(count, 3);
+    std::uint64_t state_bits = 12345;
+    for (auto& index : indices) {
+        state_bits = state_bits * 6364136223846793005ull + 1442695040888963407ull;
+        index = static_cast<std::int64_t>((state_bits >> 33) % extent);
+    }
+    return indices;
+}
+
 /// Runs body() per iteration (wall clock) and sets bytes_per_second and pct_of_threads_limit against the limit
 /// of the same number of threads.
 template <class Body>
@@ -177,12 +188,7 @@ void register_all() {
             const auto x = tb::random_input<float>(table_rows * width, 0);
             auto y = tb::scratch<float>(table_rows * width, 1);
             const auto updates = tb::random_input<float>(tuples * width, 2);
-            auto indices = tb::scratch<std::int64_t>(tuples, 3);
-            std::uint64_t state_bits = 12345;
-            for (auto& index : indices) {
-                state_bits = state_bits * 6364136223846793005ull + 1442695040888963407ull;
-                index = static_cast<std::int64_t>((state_bits >> 33) % table_rows);
-            }
+            const auto indices = random_indices(tuples, table_rows);
             tensorops::thread_pool pool(static_cast<std::size_t>(threads));
             const std::int64_t bytes = static_cast<std::int64_t>((2 * table_rows * width + 2 * tuples * width) * sizeof(float) + tuples * 8);
             run_threads(state, threads, bytes, tb::limit::copy, [&] {
@@ -200,12 +206,7 @@ void register_all() {
                 const std::size_t tuples = rows_of_64 ? 64 << 10 : 1 << 20;
                 auto y = tb::scratch<float>(table_rows * width, 4);
                 const auto updates = tb::random_input<float>(tuples * width, 2);
-                auto indices = tb::scratch<std::int64_t>(tuples, 3);
-                std::uint64_t state_bits = 12345;
-                for (auto& index : indices) {
-                    state_bits = state_bits * 6364136223846793005ull + 1442695040888963407ull;
-                    index = static_cast<std::int64_t>((state_bits >> 33) % table_rows);
-                }
+                const auto indices = random_indices(tuples, table_rows);
                 tensorops::thread_pool pool(static_cast<std::size_t>(threads));
                 const std::int64_t bytes = static_cast<std::int64_t>(2 * tuples * width * sizeof(float) + tuples * 8);
                 const tensorops::tensor_view<float> table(y.data(), {table_rows, width});

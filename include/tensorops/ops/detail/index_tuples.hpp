@@ -277,6 +277,20 @@ void validate_tuples(const executor_ref& exec, std::string_view operation, const
 /// fast as a plain loop, 64 about 15 % slower, 256–1024 about 30 % slower (element gather alike).
 inline constexpr std::size_t tuple_chunk = 32;
 
+/// Coordinate c of the tuple at `tuple`, normalised (in range: pass 1 checked it).
+template <index_element I>
+[[nodiscard]] std::ptrdiff_t coordinate_of(const I* tuple, std::size_t c, const tuple_plan& plan) noexcept {
+    return normalised(tuple[static_cast<std::ptrdiff_t>(c) * plan.coordinate_stride], plan.extents[c]);
+}
+
+/// Σ_c coordinate_of(tuple, c) · plan.strides[c]: where, in the indexed tensor, the tuple's slice starts.
+template <index_element I>
+[[nodiscard]] std::ptrdiff_t tuple_offset(const I* tuple, const tuple_plan& plan) noexcept {
+    std::ptrdiff_t offset = 0;
+    for (std::size_t c = 0; c < plan.k; ++c) offset += coordinate_of(tuple, c, plan) * plan.strides[c];
+    return offset;
+}
+
 /// positions[i] = base + i · base_stride + Σ_c normalised(coordinate c of tuple i) · plan.strides[c] for the
 /// `count` tuples at indices + first + i · tuple_stride (all in range: pass 1 checked them).
 template <index_element I>
@@ -297,11 +311,7 @@ void fill_positions(const void* indices, std::ptrdiff_t first, std::ptrdiff_t tu
     } else {
         for (std::size_t i = 0; i < count; ++i) {
             const auto step = static_cast<std::ptrdiff_t>(i);
-            const I* tuple = tuples + step * tuple_stride;
-            std::ptrdiff_t position = base + step * base_stride;
-            for (std::size_t c = 0; c < plan.k; ++c)
-                position += normalised(tuple[static_cast<std::ptrdiff_t>(c) * plan.coordinate_stride], plan.extents[c]) * plan.strides[c];
-            positions[i] = position;
+            positions[i] = base + step * base_stride + tuple_offset(tuples + step * tuple_stride, plan);
         }
     }
 }
@@ -388,15 +398,9 @@ template <index_element I>
     for (std::size_t i = 0; i < count; ++i) {
         const auto step = static_cast<std::ptrdiff_t>(i);
         const I* tuple = tuples + step * tuple_stride;
-        std::ptrdiff_t position = 0, owned = 0;
-        for (std::size_t c = 0; c < plan.k; ++c) {
-            const std::ptrdiff_t coordinate = normalised(tuple[static_cast<std::ptrdiff_t>(c) * plan.coordinate_stride], plan.extents[c]);
-            position += coordinate * plan.strides[c];
-            owned = c == owner.coordinate ? coordinate : owned;
-        }
-        positions[kept] = position;
+        positions[kept] = tuple_offset(tuple, plan);
         data_offsets[kept] = data + step * data_stride;
-        kept += static_cast<std::size_t>(static_cast<std::size_t>(owned) - owner.begin < width);
+        kept += static_cast<std::size_t>(static_cast<std::size_t>(coordinate_of(tuple, owner.coordinate, plan)) - owner.begin < width);
     }
     return kept;
 }
