@@ -538,6 +538,31 @@ TEMPLATE_LIST_TEST_CASE("parallel reductions over rows: bands of rows give the s
     }
 }
 
+TEMPLATE_TEST_CASE("parallel log-sum-exp of several runs into one output: the runs' states merged in order", "[parallel]", double, float,
+                   float16) {
+    using T = TestType;
+    test_rng rng(std::string("parallel lse runs ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    struct shape {
+        std::size_t rows, columns, row_stride;
+    };
+    // Padded rows (not one line): many short runs, and a few runs longer than a fixed block (64 Ki elements).
+    const shape shapes[] = {{300, 100, 104}, {3, 70000, 70016}};
+    for (const shape& s : shapes) {
+        INFO("rows " << s.rows << ", columns " << s.columns << ", row stride " << s.row_stride);
+        guarded_buffer<T> input({s.rows, s.columns}, {static_cast<std::ptrdiff_t>(s.row_stride), 1});
+        std::vector<T> values(s.rows * s.columns);
+        // Around −1 − ln(count) with one 0: the result, ln of a sum near 1.4, keeps the sum's last bits.
+        const double centre = -1.0 - std::log(static_cast<double>(values.size()));
+        for (auto& v : values) v = static_cast<T>(centre + rng.uniform_real(-1.0, 1.0));
+        values[values.size() / 3] = T(0);
+        input.assign(values);
+        CHECK(was_cut(check_same_for_every_executor<T>({1, 1}, {1, 1}, [&](auto& exec, auto y) {
+            reduce(exec, input.const_view(), y, reduce_function::log_sum_exp, {0, 1});
+        })));
+    }
+}
+
 TEMPLATE_LIST_TEST_CASE("parallel reductions of one long line: chunks of the cascade give the sequential result", "[parallel]",
                         parallel_types) {
     using T = TestType;

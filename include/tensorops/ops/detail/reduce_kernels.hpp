@@ -859,12 +859,48 @@ bool reduce_line_in_chunks(const executor_ref& exec, const T* x, T* y, std::size
     return true;
 }
 
+/// Log-sum-exp of one output over several contiguous runs (every dimension reduced, the innermost contiguous and at
+/// least a vector long: what reduce_inner computes run by run), on an executor: the runs' states in pieces, then
+/// merged in the walk order on the calling thread, as reduce_inner merges them. Returns false (nothing done) when
+/// the group is not that, or not worth cutting.
+template <class T, class R>
+bool reduce_runs_log_sum_exp_on(const executor_ref& exec, const T* input, T* output, const iter::loop_nest<2>& nest,
+                                iter::axis_set reduced, std::size_t count, const R& r) {
+    using A = typename R::accumulator;
+    if (nest.rank < 2 || reduced.count() != nest.rank) return false;
+    const std::size_t last = nest.rank - 1;
+    const std::size_t length = nest.sizes[last];
+    if (nest.strides[1][last] != 1 || length < simd::lanes<T>) return false;
+    const std::size_t wanted = wanted_pieces(exec, nest.element_count() * sizeof(T));
+    if (wanted < 2) return false;
+    const auto parts = split_reduce_nest(nest, reduced);
+    iter::axis_set innermost;
+    innermost.set(parts.group.rank - 1);
+    const auto runs = iter::remove_dimensions(parts.group, innermost);
+    iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {  // the one output
+        std::vector<const T*> starts;
+        starts.reserve(runs.element_count());
+        iter::for_each_element(runs, [&](const std::array<std::ptrdiff_t, 2>& run) { starts.push_back(input + at[1] + run[1]); });
+        const std::size_t pieces = std::min(wanted, starts.size());
+        std::vector<log_sum_exp_state<A>> states(starts.size());
+        exec.parallel_for(pieces, [&](std::size_t piece) {
+            for (std::size_t i = piece * starts.size() / pieces; i < (piece + 1) * starts.size() / pieces; ++i)
+                states[i] = reduce_run_in_blocks(nullptr, starts[i], length, r);
+        });
+        log_sum_exp_state<A> state{-std::numeric_limits<A>::infinity(), A(0)};
+        for (const auto& run_state : states) state = merge(state, run_state);
+        output[at[0]] = r.finish(state.sum, count, R::shift_for(state.maximum));
+    });
+    return true;
+}
+
 /// run_reduce on an executor, bit-identical to it. An [n rows, w columns] nest reduced over its rows (the outer
 /// layout with nothing else kept) is cut into bands of whole blocks of rows (reduce_rows_in_bands,
 /// reduce_rows_log_sum_exp_in_bands); a single contiguous line reduced by a function with line blocks (sums,
 /// max/min, integer products) into aligned chunks of its cascade (reduce_line_in_chunks), by log-sum-exp or a
-/// floating product into its fixed blocks (reduce_run_in_blocks); anything else into pieces of independent outputs
-/// (exec/split.hpp). A single output of a group of several runs runs on one thread, so far.
+/// floating product into its fixed blocks (reduce_run_in_blocks), several runs into one log-sum-exp by runs
+/// (reduce_runs_log_sum_exp_on); anything else into pieces of independent outputs (exec/split.hpp). Other single
+/// outputs of a group of several runs (sums, max/min, products) run on one thread, so far.
 template <class T, class R>
 void run_reduce_on(const executor_ref& exec, const T* input, T* output, const iter::loop_nest<2>& nest, iter::axis_set reduced,
                    std::size_t count, const R& r) {
@@ -880,6 +916,9 @@ void run_reduce_on(const executor_ref& exec, const T* input, T* output, const it
                 if constexpr (R::shifted) output[nest.offsets[0]] = r.finish(folded.sum, count, R::shift_for(folded.maximum));
                 else output[nest.offsets[0]] = r.finish(folded, count, r.identity());
                 return;
+            }
+            if constexpr (R::shifted) {  // one output over several runs: the runs
+                if (reduce_runs_log_sum_exp_on(exec, input, output, nest, reduced, count, r)) return;
             }
         }
         const bool rows_reduced = nest.rank == 2 && reduced.test(0) && !reduced.test(1) && nest.inner_is_contiguous({0, 1});
