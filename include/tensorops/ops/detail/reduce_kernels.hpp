@@ -404,6 +404,34 @@ auto reduce_run_in_blocks(const executor_ref* exec, const T* x, std::size_t leng
     }
 }
 
+/// Log-sum-exp state of one group's runs (`runs`: the group without its innermost dimension; each run `length`
+/// contiguous elements from base + its offset), each in fixed blocks, merged in the walk order. On an executor
+/// (exec not null, pieces ≥ 2) the runs' states are computed in up to `pieces` pieces first, each writing its own,
+/// then merged the same way on the calling thread: the same bits.
+template <class T, class R>
+log_sum_exp_state<typename R::accumulator> log_sum_exp_of_runs(const executor_ref* exec, std::size_t pieces, const T* base,
+                                                               const iter::loop_nest<2>& runs, std::size_t length, const R& r) {
+    using A = typename R::accumulator;
+    log_sum_exp_state<A> state{-std::numeric_limits<A>::infinity(), A(0)};
+    if (exec == nullptr || pieces < 2) {
+        iter::for_each_element(runs, [&](const std::array<std::ptrdiff_t, 2>& run) {
+            state = merge(state, reduce_run_in_blocks(nullptr, base + run[1], length, r));
+        });
+        return state;
+    }
+    std::vector<const T*> starts;
+    starts.reserve(runs.element_count());
+    iter::for_each_element(runs, [&](const std::array<std::ptrdiff_t, 2>& run) { starts.push_back(base + run[1]); });
+    pieces = std::min(pieces, starts.size());
+    std::vector<log_sum_exp_state<A>> states(starts.size());
+    exec->parallel_for(pieces, [&](std::size_t piece) {
+        for (std::size_t i = piece * starts.size() / pieces; i < (piece + 1) * starts.size() / pieces; ++i)
+            states[i] = reduce_run_in_blocks(nullptr, starts[i], length, r);
+    });
+    for (const auto& run_state : states) state = merge(state, run_state);
+    return state;
+}
+
 template <class T, class R>
 void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::size_t count, const R& r) {
     const std::size_t last = parts.group.rank - 1;
@@ -412,12 +440,8 @@ void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::s
     innermost.set(last);
     const auto runs = iter::remove_dimensions(parts.group, innermost);
     if constexpr (R::shifted) {  // log-sum-exp: one pass, run by run in blocks of stretches (see log_sum_exp_state)
-        using A = typename R::accumulator;
         iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {
-            log_sum_exp_state<A> state{-std::numeric_limits<A>::infinity(), A(0)};
-            iter::for_each_element(runs, [&](const std::array<std::ptrdiff_t, 2>& run) {
-                state = merge(state, reduce_run_in_blocks(nullptr, input + at[1] + run[1], length, r));
-            });
+            const auto state = log_sum_exp_of_runs(nullptr, 1, input + at[1], runs, length, r);
             output[at[0]] = r.finish(state.sum, count, R::shift_for(state.maximum));
         });
         return;
@@ -860,13 +884,11 @@ bool reduce_line_in_chunks(const executor_ref& exec, const T* x, T* y, std::size
 }
 
 /// Log-sum-exp of one output over several contiguous runs (every dimension reduced, the innermost contiguous and at
-/// least a vector long: what reduce_inner computes run by run), on an executor: the runs' states in pieces, then
-/// merged in the walk order on the calling thread, as reduce_inner merges them. Returns false (nothing done) when
-/// the group is not that, or not worth cutting.
+/// least a vector long: what reduce_inner computes run by run), on an executor: log_sum_exp_of_runs with the runs'
+/// states in pieces. Returns false (nothing done) when the group is not that, or not worth cutting.
 template <class T, class R>
 bool reduce_runs_log_sum_exp_on(const executor_ref& exec, const T* input, T* output, const iter::loop_nest<2>& nest,
                                 iter::axis_set reduced, std::size_t count, const R& r) {
-    using A = typename R::accumulator;
     if (nest.rank < 2 || reduced.count() != nest.rank) return false;
     const std::size_t last = nest.rank - 1;
     const std::size_t length = nest.sizes[last];
@@ -878,17 +900,7 @@ bool reduce_runs_log_sum_exp_on(const executor_ref& exec, const T* input, T* out
     innermost.set(parts.group.rank - 1);
     const auto runs = iter::remove_dimensions(parts.group, innermost);
     iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {  // the one output
-        std::vector<const T*> starts;
-        starts.reserve(runs.element_count());
-        iter::for_each_element(runs, [&](const std::array<std::ptrdiff_t, 2>& run) { starts.push_back(input + at[1] + run[1]); });
-        const std::size_t pieces = std::min(wanted, starts.size());
-        std::vector<log_sum_exp_state<A>> states(starts.size());
-        exec.parallel_for(pieces, [&](std::size_t piece) {
-            for (std::size_t i = piece * starts.size() / pieces; i < (piece + 1) * starts.size() / pieces; ++i)
-                states[i] = reduce_run_in_blocks(nullptr, starts[i], length, r);
-        });
-        log_sum_exp_state<A> state{-std::numeric_limits<A>::infinity(), A(0)};
-        for (const auto& run_state : states) state = merge(state, run_state);
+        const auto state = log_sum_exp_of_runs(&exec, wanted, input + at[1], runs, length, r);
         output[at[0]] = r.finish(state.sum, count, R::shift_for(state.maximum));
     });
     return true;
