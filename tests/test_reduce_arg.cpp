@@ -96,7 +96,7 @@ TEMPLATE_LIST_TEST_CASE("reduce: NaN in every position propagates through MAX an
                         tensorops_test::floating_types) {
     using T = TestType;
     const float nan = std::numeric_limits<float>::quiet_NaN();
-    for (std::size_t n : {1u, 7u, 8u, 9u, 33u, 70u}) {
+    for (std::size_t n : {1u, 7u, 8u, 9u, 33u, 70u, 200u, 301u}) {
         for (std::size_t position = 0; position < n; ++position) {
             std::vector<T> x(n);
             for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<T>(static_cast<float>(i % 5));

@@ -5,9 +5,9 @@
 // each element's flat index. The reduced dimensions are planned `ordered`: a group is walked in increasing
 // flat index, so "first" is a strict comparison and "last" a non-strict one. NaN counts as the extreme: the
 // first (or last) NaN wins over every number. Layouts:
-//   inner    (the innermost reduced dimension is contiguous): the group is cut into blocks; a block's extreme
-//            is found with vector max/min (NaN-propagating), blocks are compared as scalars, and only the
-//            winning block is searched again for the position — one pass over memory, plus one block;
+//   inner    (the innermost reduced dimension is contiguous): the group is cut into blocks; in a block, per lane,
+//            the best value and the step (four vectors) that reached it (locate_extreme); blocks are compared
+//            as scalars, and only the winning step is searched again for the position — one pass over memory;
 //   outer    (a kept dimension is contiguous, lanes of 32 or 64 bits): per lane, the best value and its flat
 //            index, compared with the extreme of every four rows and updated (with selects) only where it changes;
 //   strided  every other case, user types and 8/16-bit lanes in the outer layout: scalar, ties broken by
@@ -113,6 +113,17 @@ template <bool Maximum, bool Last, class V>
     else return Maximum ? best < candidate : candidate < best;
 }
 
+/// Lanes where `candidate` (met later in the walk) replaces `best` — `replaces`, lane-wise.
+template <bool Maximum, bool Last, class P>
+[[nodiscard]] simd::mask_of<P> replaces_lanes(const P& candidate, const P& best) {
+    auto better = Maximum ? (Last ? candidate >= best : candidate > best) : (Last ? candidate <= best : candidate < best);
+    if constexpr (std::is_floating_point_v<typename P::value_type>) {
+        better = better | simd::is_nan(candidate);
+        if constexpr (!Last) better = better & (best == best);  // an ordered compare: false where best is NaN
+    }
+    return better;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Finding a value again.
 
@@ -164,14 +175,92 @@ template <bool Last, class T>
 }
 
 // ---------------------------------------------------------------------------------------------
-// Inner: block extremes, then one search.
+// Inner: per lane, the best value and the step that reached it; one short search at the end.
+//
+// Algorithm (locate_extreme). A stretch is read in steps of four vectors. Per lane, a register keeps the best
+// value met so far and the number of the step where it was first (Last: last) reached: each step's lane-wise
+// extreme (NaN-propagating) is compared with the best and replaces it, with its step number, where `replaces`
+// holds lane-wise. Two such pairs of registers take the even and the odd steps, so two dependency chains
+// overlap. At the end, the extreme of all lanes is found, and among the lanes holding it the smallest (Last:
+// largest) step number: that step — 4W elements — holds the extreme's first (last) occurrence. Per step that is
+// four loads, three max/min, a compare and two selects, in one pass: no block is read twice. A stretch is at
+// most arg_block elements, so step numbers fit in lanes as wide as the values (8 bits for int8).
 
 inline constexpr std::size_t arg_block = 2048;
+
+/// The extreme of a stretch, and the part of it [start, start + length) that holds its first (Last: last)
+/// occurrence.
+template <class C>
+struct extreme_site {
+    C value;
+    std::size_t start;
+    std::size_t length;
+};
+
+/// The extreme of the `count` (1 ≤ count ≤ arg_block) contiguous elements at x and a site of at most 4W elements
+/// holding its first (Last: last) occurrence (algorithm above; NaN is the extreme).
+template <bool Maximum, bool Last, class T>
+[[nodiscard]] extreme_site<simd::compute_t<T>> locate_extreme(const T* x, std::size_t count) {
+    using P = simd::pack<T>;
+    using Q = simd::lane_index_pack<P>;
+    using L = typename Q::value_type;
+    using C = simd::compute_t<T>;
+    constexpr std::size_t W = P::size, S = 4 * W;
+    static_assert(arg_block / S <= std::numeric_limits<L>::max(), "step numbers must fit in the index lanes");
+    const extreme_reduction<T, Maximum> extreme;
+    const auto step_extreme = [&](const T* at) {
+        const P a = extreme.combine_lanes(simd::load(at), simd::load(at + W));
+        const P b = extreme.combine_lanes(simd::load(at + 2 * W), simd::load(at + 3 * W));
+        return extreme.combine_lanes(a, b);
+    };
+    const auto is_nan = [](C v) {
+        if constexpr (std::is_floating_point_v<C>) return v != v;
+        else return false;
+    };
+    const std::size_t steps = count / S;
+    extreme_site<C> site{};
+    if (steps > 0) {
+        std::array<P, 2> best{step_extreme(x), steps > 1 ? step_extreme(x + S) : step_extreme(x)};
+        std::array<Q, 2> step{Q(L(0)), Q(L(steps > 1 ? 1 : 0))};
+        std::array<Q, 2> now = step;
+        const Q two(L(2));
+        const auto update = [&](std::size_t k, const T* at) {
+            now[k] += two;
+            const P m = step_extreme(at);
+            const auto replace = replaces_lanes<Maximum, Last>(m, best[k]);
+            best[k] = simd::select(replace, m, best[k]);
+            step[k] = simd::select_lanes<P>(replace, now[k], step[k]);
+        };
+        std::size_t s = 2;
+        for (; s + 2 <= steps; s += 2) {
+            const T* at = x + s * S;
+            simd::prefetch_ahead(at, simd::prefetch_distance, 2 * S * sizeof(T));
+            update(0, at);
+            update(1, at + S);
+        }
+        if (s < steps) update(0, x + s * S);
+        // The extreme, and the first (Last: last) step among the lanes that hold it.
+        const C value = static_cast<C>(extreme.reduce_lanes(extreme.combine_lanes(best[0], best[1])));
+        const P target(value);
+        const auto target_nan = simd::mask_of<P>(is_nan(value));
+        const Q none(Last ? L(0) : std::numeric_limits<L>::max());
+        const Q candidate0 = simd::select_lanes<P>(matches(best[0], target, target_nan), step[0], none);
+        const Q candidate1 = simd::select_lanes<P>(matches(best[1], target, target_nan), step[1], none);
+        const std::size_t winner = Last ? simd::reduce_max(simd::max_propagate_nan(candidate0, candidate1))
+                                        : simd::reduce_min(simd::min_propagate_nan(candidate0, candidate1));
+        site = {value, winner * S, S};
+    }
+    if (const std::size_t done = steps * S; done < count) {  // the tail, narrower than a step: scalar
+        C m = static_cast<C>(x[done]);
+        for (std::size_t j = done + 1; j < count; ++j) m = static_cast<C>(extreme.combine(m, static_cast<C>(x[j])));
+        if (steps == 0 || replaces<Maximum, Last>(m, is_nan(m), site.value, is_nan(site.value))) site = {m, done, count - done};
+    }
+    return site;
+}
 
 template <bool Maximum, bool Last, class T>
 void arg_reduce_inner(const T* input, const index_output& output, const reduce_nests<3>& parts) {
     using C = simd::compute_t<T>;
-    const extreme_reduction<T, Maximum> extreme;
     const auto is_nan = [](C v) {
         if constexpr (std::is_floating_point_v<C>) return v != v;
         else return false;
@@ -181,31 +270,25 @@ void arg_reduce_inner(const T* input, const index_output& output, const reduce_n
     const std::ptrdiff_t index_step = parts.group.strides[2][last];
     iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 3>& at) {
         const T* base = input + at[1];
-        C best{};
-        bool best_is_nan = false, found = false;
-        const T* best_block = nullptr;
-        std::size_t best_length = 0;
-        std::ptrdiff_t best_first_index = 0;
+        extreme_site<C> best{};
+        bool found = false;
+        const T* best_site = nullptr;       // the winner's site in memory
+        std::ptrdiff_t best_site_index = 0;  // and the flat index of its first element
         iter::for_each_outer_index(parts.group, last, [&](const std::array<std::ptrdiff_t, 3>& line) {
             const T* x = base + line[1];
             for (std::size_t start = 0; start < length; start += arg_block) {
-                const std::size_t count = std::min(arg_block, length - start);
-                const T* block = x + start;
-                const C m = static_cast<C>(reduce_contiguous(block, count, extreme, {}));
-                const bool m_is_nan = is_nan(m);
-                if (!found || replaces<Maximum, Last>(m, m_is_nan, best, best_is_nan)) {
+                const auto site = locate_extreme<Maximum, Last>(x + start, std::min(arg_block, length - start));
+                if (!found || replaces<Maximum, Last>(site.value, is_nan(site.value), best.value, is_nan(best.value))) {
                     found = true;
-                    best = m;
-                    best_is_nan = m_is_nan;
-                    best_block = block;
-                    best_length = count;
-                    best_first_index = at[2] + line[2] + static_cast<std::ptrdiff_t>(start) * index_step;
+                    best = site;
+                    best_site = x + start + site.start;
+                    best_site_index = at[2] + line[2] + static_cast<std::ptrdiff_t>(start + site.start) * index_step;
                 }
             }
         });
-        // The winning block holds the extreme; its first (or last) occurrence is the answer.
-        const std::size_t position = find_in_block<Last>(best_block, best_length, best);
-        output.put(at[0], best_first_index + static_cast<std::ptrdiff_t>(position) * index_step);
+        // The winning site holds the extreme; its first (or last) occurrence is the answer.
+        const std::size_t position = find_in_block<Last>(best_site, best.length, best.value);
+        output.put(at[0], best_site_index + static_cast<std::ptrdiff_t>(position) * index_step);
     });
 }
 
@@ -220,17 +303,6 @@ void arg_reduce_inner(const T* input, const index_output& output, const reduce_n
 // stored. On most data the running best soon stops changing: per four rows and vector that is four loads,
 // three max/min, one load of the best and a compare, and no store — less than the plain MAX kernel, which
 // stores its accumulator. On adversarial data (increasing rows, or many ties with Last) every group stores.
-
-/// Lanes where `candidate` (met later in the walk) replaces `best` — `replaces`, lane-wise.
-template <bool Maximum, bool Last, class P>
-[[nodiscard]] simd::mask_of<P> replaces_lanes(const P& candidate, const P& best) {
-    auto better = Maximum ? (Last ? candidate >= best : candidate > best) : (Last ? candidate <= best : candidate < best);
-    if constexpr (std::is_floating_point_v<typename P::value_type>) {
-        const auto candidate_nan = simd::is_nan(candidate), best_nan = simd::is_nan(best);
-        better = Last ? (better | candidate_nan) : ((better | candidate_nan) & !best_nan);
-    }
-    return better;
-}
 
 /// A row of the group and its flat index.
 template <class T>
@@ -389,9 +461,9 @@ void arg_reduce_rows_in_bands(const executor_ref& exec, const T* x, const index_
 }
 
 /// Argmax / argmin of one contiguous line of `length` elements (flat indices index_base + i) into output element 0,
-/// on an executor: pieces of whole arg_blocks find their best block as arg_reduce_inner does (block extremes,
-/// compared in order with `replaces`); the calling thread takes the pieces' winners in order with the same rule
-/// and searches the winning block once. Comparisons are exact: the answer is the sequential one. Returns false
+/// on an executor: pieces of whole arg_blocks find their best site as arg_reduce_inner does (locate_extreme per
+/// block, compared in order with `replaces`); the calling thread takes the pieces' winners in order with the same
+/// rule and searches the winning site once. Comparisons are exact: the answer is the sequential one. Returns false
 /// (nothing done) when the line is too short to be worth it.
 template <bool Maximum, bool Last, class T>
 bool arg_reduce_line_in_chunks(const executor_ref& exec, const T* x, const index_output& output, std::size_t length,
@@ -400,36 +472,29 @@ bool arg_reduce_line_in_chunks(const executor_ref& exec, const T* x, const index
     const std::size_t blocks = (length + arg_block - 1) / arg_block;
     const std::size_t pieces = std::min(blocks / 2, wanted_pieces(exec, length * sizeof(T)));
     if (pieces < 2) return false;
-    const extreme_reduction<T, Maximum> extreme;
     const auto is_nan = [](C v) {
         if constexpr (std::is_floating_point_v<C>) return v != v;
         else return false;
     };
-    struct winner {
-        C value{};
-        bool nan = false;
-        std::size_t block = 0;
+    const auto better = [&](const extreme_site<C>& candidate, const extreme_site<C>& best) {
+        return replaces<Maximum, Last>(candidate.value, is_nan(candidate.value), best.value, is_nan(best.value));
     };
-    std::vector<winner> winners(pieces);
+    std::vector<extreme_site<C>> winners(pieces);  // sites with `start` relative to x
     exec.parallel_for(pieces, [&](std::size_t piece) {
-        winner best;
-        bool found = false;
+        extreme_site<C> best{};
         for (std::size_t b = piece * blocks / pieces; b < (piece + 1) * blocks / pieces; ++b) {
-            const std::size_t start = b * arg_block, count = std::min(arg_block, length - start);
-            const C m = static_cast<C>(reduce_contiguous(x + start, count, extreme, {}));
-            if (!found || replaces<Maximum, Last>(m, is_nan(m), best.value, best.nan)) {
-                found = true;
-                best = {m, is_nan(m), b};
-            }
+            const std::size_t start = b * arg_block;
+            auto site = locate_extreme<Maximum, Last>(x + start, std::min(arg_block, length - start));
+            site.start += start;
+            if (b == piece * blocks / pieces || better(site, best)) best = site;
         }
         winners[piece] = best;
     });
-    winner best = winners[0];
+    extreme_site<C> best = winners[0];
     for (std::size_t piece = 1; piece < pieces; ++piece)
-        if (replaces<Maximum, Last>(winners[piece].value, winners[piece].nan, best.value, best.nan)) best = winners[piece];
-    const std::size_t start = best.block * arg_block;
-    const std::size_t position = find_in_block<Last>(x + start, std::min(arg_block, length - start), best.value);
-    output.put(0, index_base + static_cast<std::ptrdiff_t>(start + position));
+        if (better(winners[piece], best)) best = winners[piece];
+    const std::size_t position = find_in_block<Last>(x + best.start, best.length, best.value);
+    output.put(0, index_base + static_cast<std::ptrdiff_t>(best.start + position));
     return true;
 }
 
