@@ -278,6 +278,35 @@ TEMPLATE_LIST_TEST_CASE("parallel reduce: bit-identical to sequential for every 
     if (vector_kernels) CHECK(split * 3 >= cases);  // many cases were really cut (narrow outputs of long groups may not be)
 }
 
+// Short contiguous rows are reduced eight at a time (the short-row kernel); a piece of the outputs starts its groups
+// wherever it starts, and each row must still come out as in the whole. Row counts not a multiple of eight, rows
+// shorter than a vector, a padded row stride, and a single short row (the one-line paths must leave it to the kernel).
+TEMPLATE_LIST_TEST_CASE("parallel reduce of short rows: every row as the whole computes it, wherever its group starts", "[parallel]",
+                        parallel_types) {
+    using T = TestType;
+    test_rng rng(std::string("parallel short rows ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    std::vector<reduce_function> functions = {reduce_function::sum, reduce_function::max, reduce_function::multiply};
+    if constexpr (!std::is_integral_v<T>) functions.insert(functions.end(), {reduce_function::l2, reduce_function::log_sum_exp});
+    for (std::size_t length : {std::size_t{3}, std::size_t{8}, std::size_t{37}, std::size_t{200}}) {
+        for (reduce_function function : functions) {
+            for (const std::size_t rows : {std::size_t{1}, 60 * 1024 / (length * sizeof(T)) + rng.uniform<std::size_t>(0, 7)}) {
+            const std::size_t row_stride = length + (rng.chance(0.5) ? 0 : 2);
+            const std::vector<std::size_t> sizes{rows, length};
+            guarded_buffer<T> input(sizes, {static_cast<std::ptrdiff_t>(row_stride), 1});
+            std::vector<T> values(rows * length);
+            for (auto& v : values) v = function == reduce_function::multiply ? static_cast<T>(rng.uniform_real(0.9, 1.1)) : tensorops_test::random_value<T>(rng);
+            input.assign(values);
+            INFO("function " << static_cast<int>(function) << ", " << rows << " rows of " << length << ", row stride " << row_stride);
+            const std::vector<std::size_t> out_sizes{rows, 1};
+            const auto pieces = check_same_for_every_executor<T>(out_sizes, tensorops_test::random_strides(rng, out_sizes, layout_kind::packed),
+                                                                 [&](auto& exec, auto y) { reduce(exec, input.const_view(), y, function, {1}); });
+            if (rows > 1) CHECK(was_cut(pieces));
+            }
+        }
+    }
+}
+
 TEMPLATE_LIST_TEST_CASE("parallel argmax/argmin: bit-identical to sequential for every thread count", "[parallel]", parallel_types) {
     using T = TestType;
     test_rng rng(std::string("parallel argmax ") + std::string(tensorops_test::type_name<T>()));

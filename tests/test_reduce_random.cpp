@@ -37,8 +37,9 @@ TEMPLATE_LIST_TEST_CASE("reduce: random shapes, axes and layouts against the ref
 // 2048–8192 lanes, a partial vector at the end), narrow rows that lie back to back are fused into wide ones (with
 // single rows left over), float sums climb a three-level cascade every 128 rows and every 128 blocks,
 // log-sum-exp works in blocks of 64 rows, argmax/argmin in groups of 4. Shapes past each of those edges, for every
-// function; the last case has narrow rows that are not adjacent (a row stride of 10 for 9 lanes), so 17000 single
-// rows reach the cascade's top level.
+// function; [17000, 9] with a row stride of 10 has narrow rows that are not adjacent, so 17000 single rows reach the
+// cascade's top level; rows narrower than a vector are fused when adjacent ([5001, 3], [2, 777, 2]) and left to the
+// scalar kernel when not ([300, 3] with a row stride of 5).
 TEMPLATE_LIST_TEST_CASE("reduce: outer layout past the panel width, the cascade levels and the row blocks", "",
                         tensorops_test::builtin_types) {
     using T = TestType;
@@ -51,7 +52,8 @@ TEMPLATE_LIST_TEST_CASE("reduce: outer layout past the panel width, the cascade 
     };
     const std::vector<edge_case> cases{{{3, 8195}, {0}, {}},   {{2, 3, 16411}, {0, 1}, {}}, {{17000, 9}, {0}, {}},
                                        {{131, 37}, {0}, {}},   {{64, 40}, {0}, {}},         {{65, 40}, {0}, {}},
-                                       {{1001, 300}, {0}, {}}, {{17000, 9}, {0}, {10, 1}}};
+                                       {{1001, 300}, {0}, {}}, {{17000, 9}, {0}, {10, 1}},  {{5001, 3}, {0}, {}},
+                                       {{2, 777, 2}, {1}, {}}, {{300, 3}, {0}, {5, 1}}};
     for (std::size_t case_index = 0; case_index < cases.size(); ++case_index) {
         const auto& c = cases[case_index];
         const auto& sizes = c.sizes;
@@ -62,6 +64,64 @@ TEMPLATE_LIST_TEST_CASE("reduce: outer layout past the panel width, the cascade 
             INFO("shape " << sizes[0] << " x " << sizes[1] << (sizes.size() == 3 ? " x " + std::to_string(sizes[2]) : std::string()));
             const auto strides = c.strides.empty() ? tensorops_test::random_strides(rng, sizes, layout_kind::packed) : c.strides;
             check_reduce<T>(rng, f, sizes, c.axes, strides, layout_kind::packed);
+        }
+    }
+}
+
+// The short-row kernel takes contiguous reduced runs of up to 64 vectors, eight rows at a time: lengths below one
+// vector (a partial load), at and around every vector boundary up to its limit and just past it (the general kernel
+// again), with 1 to 19 rows (full groups and a remainder that repeats its last row), packed or with a padded row
+// stride, under a second kept dimension.
+TEMPLATE_LIST_TEST_CASE("reduce: short contiguous rows, every length class, groups of rows and their remainder", "",
+                        tensorops_test::builtin_types) {
+    using T = TestType;
+    constexpr std::size_t W = simd::lanes<T>;
+    test_rng rng(std::string("reduce short rows ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    std::vector<std::size_t> lengths{1, 2, 3, W - 1, W, W + 1, 2 * W - 1, 2 * W + 3, 5 * W + 2, 64 * W - 1, 64 * W, 64 * W + 1};
+    lengths.push_back(rng.uniform<std::size_t>(W, 64 * W));
+    std::size_t case_index = 0;
+    for (std::size_t length : lengths) {
+        if (length == 0) continue;
+        for (reduce_function f : value_functions) {
+            if (std::is_integral_v<T> && !integer_capable(f)) continue;
+            if (!tensorops_test::runs_in_this_build(case_index++)) continue;
+            const std::size_t rows = rng.uniform<std::size_t>(1, 19), outer = rng.uniform<std::size_t>(1, 3);
+            const std::vector<std::size_t> sizes{outer, rows, length};
+            const std::size_t row_stride = length + (rng.chance(0.5) ? 0 : rng.uniform<std::size_t>(1, 5));
+            const std::vector<std::ptrdiff_t> strides{static_cast<std::ptrdiff_t>(rows * row_stride), static_cast<std::ptrdiff_t>(row_stride), 1};
+            INFO("rows " << outer << " x " << rows << " of " << length << ", row stride " << row_stride);
+            check_reduce<T>(rng, f, sizes, {2}, strides, tensorops_test::layout_kind::mixed);
+        }
+    }
+}
+
+// Log-sum-exp of short rows whose maximum is not finite — all −inf, a +inf, a NaN — beside ordinary rows in the same
+// group of eight: each row's own answer (SEMANTICS.md §2), whichever lane of the group it takes.
+TEMPLATE_TEST_CASE("reduce: log-sum-exp of short rows with non-finite maxima, in every lane of a group", "", float, double) {
+    using T = TestType;
+    const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+    for (std::size_t length : {std::size_t{3}, std::size_t{13}, std::size_t{40}}) {
+        for (std::size_t special = 0; special < 11; ++special) {
+            std::vector<T> x(11 * length);
+            for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<T>(static_cast<double>(i % 7) - 3.0);
+            T* row = x.data() + special * length;
+            const int kind = static_cast<int>(special % 3);
+            if (kind == 0) std::fill(row, row + length, -inf);
+            if (kind == 1) row[length / 2] = inf;
+            if (kind == 2) row[length - 1] = nan;
+            std::vector<T> y(11);
+            reduce(tensor_view<const T>(x.data(), {11, length}), tensor_view<T>(y.data(), {11, 1}), reduce_function::log_sum_exp, {1});
+            INFO("length " << length << ", special row " << special << ", kind " << kind);
+            if (kind == 0) CHECK(y[special] == -inf);
+            if (kind == 1) CHECK(y[special] == inf);
+            if (kind == 2) CHECK(std::isnan(y[special]));
+            for (std::size_t r = 0; r < 11; ++r) {
+                if (r == special) continue;
+                const auto expected = ref::reduce(ref::dense<T>({length}, std::vector<T>(x.begin() + r * length, x.begin() + (r + 1) * length)), {0},
+                                                  ref::reduce_operation::log_sum_exp).values[0];
+                CHECK(static_cast<double>(y[r]) == Approx(static_cast<double>(expected)).epsilon(1e-6));
+            }
         }
     }
 }

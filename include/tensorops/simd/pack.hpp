@@ -199,9 +199,28 @@ void store(T* destination, const pack<T>& value) noexcept {
 }
 
 /// Loads `count` (< lanes<T>) elements into the low lanes and `fill` into the others. Reads nothing past
-/// source[count - 1].
+/// source[count - 1]: a masked load (AVX2, 32- and 64-bit lanes), else through an array.
 template <builtin_element T>
 [[nodiscard]] pack<T> load_partial(const T* source, std::size_t count, compute_t<T> fill) noexcept {
+#if TENSOROPS_X86_INTRINSICS && defined(__AVX2__)
+    using P = pack<T>;
+    if constexpr (!std::is_same_v<T, float16> && sizeof(typename P::register_type) == 32 && (sizeof(T) == 4 || sizeof(T) == 8)) {
+        const auto n = static_cast<std::int64_t>(count);
+        P loaded;
+        __m256i wanted;
+        if constexpr (sizeof(T) == 4) {
+            wanted = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+            if constexpr (std::is_same_v<T, float>) loaded = P(_mm256_maskload_ps(source, wanted));
+            else loaded = detail::from_bytes<P>(_mm256_maskload_epi32(reinterpret_cast<const int*>(source), wanted));
+        } else {
+            wanted = _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3));
+            if constexpr (std::is_same_v<T, double>) loaded = P(_mm256_maskload_pd(source, wanted));
+            else loaded = detail::from_bytes<P>(_mm256_maskload_epi64(reinterpret_cast<const long long*>(source), wanted));
+        }
+        if (fill == compute_t<T>(0)) return loaded;  // masked-out lanes read as zero
+        return detail::from_bytes<P>(_mm256_blendv_epi8(detail::as_bytes(P(fill)), detail::as_bytes(loaded), wanted));
+    }
+#endif
     std::array<compute_t<T>, lanes<T>> values;
     for (std::size_t i = 0; i < lanes<T>; ++i) values[i] = i < count ? static_cast<compute_t<T>>(source[i]) : fill;
     return from_array<pack<T>>(values);
@@ -224,6 +243,17 @@ template <class P>
     return xsimd::select(condition, a, b);
 #else
     return condition.value ? a : b;
+#endif
+}
+
+/// Lane i is a[i] where Pattern::get(i, P::size), else b[i]: a mask fixed at compile time, which x86 applies as an
+/// immediate blend (one instruction, where a run-time mask takes a variable blend).
+template <class Pattern, class P>
+[[nodiscard]] P select_constant(const P& a, const P& b) noexcept {
+#if TENSOROPS_HAS_XSIMD
+    return xsimd::select(xsimd::make_batch_bool_constant<P, Pattern>(), a, b);
+#else
+    return Pattern::get(0, 1) ? a : b;
 #endif
 }
 
