@@ -1,6 +1,7 @@
 // Reduce benchmarks: every function on f32 at 64 KiB and 64 MiB over the contiguous axis, an outer axis and all
 // axes of a row-major [rows, 1024] tensor; SUM and MAX also for f64, f16 and i32; argmax/argmin; beside a
 // plain scalar loop and, when installed, Eigen Tensor and xtensor. Bytes counted: the input read; limit: read.
+// Narrow rows (widths 3, 8, 64 reduced over the contiguous axis): input read + output written.
 #include "harness.hpp"
 
 #include <tensorops/tensorops.hpp>
@@ -133,6 +134,46 @@ void register_xtensor_sum(layout l, std::size_t bytes) {
 }
 #endif
 
+// Narrow rows: a row-major [rows, width] f32 tensor of 64 MiB reduced over its contiguous axis, for widths 3, 8 and
+// 64 (xyz vectors, small feature rows); bytes counted: input read + output written.
+void register_narrow_rows(const std::string& who, const std::string& what, std::size_t width) {
+    constexpr std::size_t bytes = std::size_t{64} << 20;
+    const std::string name = "reduce/" + who + "/" + what + "/f32/rows-of-" + std::to_string(width) + "/65536KiB";
+    benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+        const std::size_t rows = bytes / sizeof(float) / width;
+        const auto input = tb::random_input<float>(rows * width, 0);
+        auto out = tb::scratch<float>(rows, 1);
+        const auto moved = static_cast<std::int64_t>((rows * width + rows) * sizeof(float));
+        tb::run(state, moved, tb::limit::read, [&] {
+            if (who == "tensorops") {
+                const auto f = what == "SUM" ? tensorops::reduce_function::sum
+                               : what == "MAX" ? tensorops::reduce_function::max
+                               : what == "L2"  ? tensorops::reduce_function::l2
+                                               : tensorops::reduce_function::log_sum_exp;
+                tensorops::reduce(tensorops::tensor_view<const float>(input.data(), {rows, width}), tensorops::tensor_view<float>(out.data(), {rows, 1}),
+                                  f, {1});
+            } else if (who == "scalar-loop") {
+                for (std::size_t i = 0; i < rows; ++i) {
+                    float s = 0;
+                    for (std::size_t j = 0; j < width; ++j) s += input[i * width + j];
+                    out[i] = s;
+                }
+            } else {
+#ifdef TENSOROPS_BENCH_HAVE_EIGEN
+                const Eigen::TensorMap<const Eigen::Tensor<const float, 2, Eigen::RowMajor>> x(input.data(), static_cast<Eigen::Index>(rows),
+                                                                                           static_cast<Eigen::Index>(width));
+                Eigen::TensorMap<Eigen::Tensor<float, 1, Eigen::RowMajor>> y(out.data(), static_cast<Eigen::Index>(rows));
+                const Eigen::array<Eigen::Index, 1> axis{1};
+                if (what == "SUM") y = x.sum(axis);
+                else y = x.maximum(axis);
+#endif
+            }
+            benchmark::DoNotOptimize(out.data());
+            benchmark::ClobberMemory();
+        });
+    })->Apply(tb::defaults);
+}
+
 template <class T>
 const char* short_type() {
     if constexpr (std::is_same_v<T, float>) return "f32";
@@ -179,6 +220,14 @@ const bool registered = [] {
             register_xtensor_sum(l, bytes);
 #endif
         }
+    for (std::size_t width : {3, 8, 64}) {
+        for (const char* what : {"SUM", "MAX", "L2", "LOG_SUM_EXP"}) register_narrow_rows("tensorops", what, width);
+        register_narrow_rows("scalar-loop", "SUM", width);
+#ifdef TENSOROPS_BENCH_HAVE_EIGEN
+        register_narrow_rows("eigen", "SUM", width);
+        register_narrow_rows("eigen", "MAX", width);
+#endif
+    }
     return true;
 }();
 
