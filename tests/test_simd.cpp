@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -146,6 +147,30 @@ TEMPLATE_LIST_TEST_CASE("simd: horizontal sum, product, min and max", "", tensor
         }
         CHECK(simd::reduce_min(p) == low);
         CHECK(simd::reduce_max(p) == high);
+    }
+}
+
+// reduce_lanes_of_rows folds G registers at once; lane p must be exactly (bit for bit, rounding included) what
+// reduce_add / reduce_max give for register p alone — whichever p, so a row's value does not depend on its place.
+TEMPLATE_LIST_TEST_CASE("simd: reduce_lanes_of_rows gives each row's reduce_add / reduce_max bits in its lane", "", tensorops_test::builtin_types) {
+    using T = TestType;
+    using P = simd::pack<T>;
+    constexpr std::size_t G = W<T> < 8 ? W<T> : 8;
+    test_rng rng("simd rows fold");
+    INFO(rng.describe());
+    for (int trial = 0; trial < 20; ++trial) {
+        std::array<P, G> rows;
+        for (auto& row : rows) row = simd::from_array<P>(random_lanes<T>(rng));
+        if constexpr (std::is_floating_point_v<C<T>>)
+            if (trial % 4 == 3) rows[static_cast<std::size_t>(trial) % G] = simd::from_array<P>(std::array<C<T>, W<T>>{}) + P(std::numeric_limits<C<T>>::quiet_NaN());
+        const auto sums = simd::to_array(simd::reduce_lanes_of_rows(rows, [](const P& a, const P& b) { return a + b; }));
+        const auto maxima = simd::to_array(simd::reduce_lanes_of_rows(rows, [](const P& a, const P& b) { return simd::max_propagate_nan(a, b); }));
+        for (std::size_t p = 0; p < G; ++p) {
+            INFO("row " << p);
+            const C<T> sum = simd::reduce_add(rows[p]), maximum = simd::reduce_max(rows[p]);
+            CHECK(std::memcmp(&sums[p], &sum, sizeof(sum)) == 0);
+            CHECK(same<T>(maxima[p], maximum));
+        }
     }
 }
 
