@@ -68,15 +68,18 @@ private:
     bool wide_;
 };
 
+/// Is v a NaN (never, for types without one)?
+template <class V>
+[[nodiscard]] constexpr bool is_nan_value(const V& v) {
+    if constexpr (std::is_floating_point_v<V>) return v != v;
+    else return false;
+}
+
 template <bool Maximum, bool Last, class T>
 void arg_reduce_strided(const T* input, const index_output& output, const iter::loop_nest<3>& nest, iter::axis_set reduced,
                         std::ptrdiff_t index_base = 0) {
     using V = accumulator_t<T, accumulation::ordering>;
     const auto parts = split_reduce_nest(nest, reduced);
-    const auto is_nan = [](const V& v) {
-        if constexpr (std::is_floating_point_v<V>) return v != v;
-        else return false;
-    };
     iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 3>& at) {
         const T* base = input + at[1];
         V best{};
@@ -85,7 +88,7 @@ void arg_reduce_strided(const T* input, const index_output& output, const iter::
         iter::for_each_element(parts.group, [&](const std::array<std::ptrdiff_t, 3>& element) {
             const auto value = static_cast<V>(base[element[1]]);
             const std::ptrdiff_t index = index_base + at[2] + element[2];  // the group's base plus the walk
-            const bool value_is_nan = is_nan(value);
+            const bool value_is_nan = is_nan_value(value);
             bool take;
             if (best_index < 0) take = true;
             else if (value_is_nan || best_is_nan) take = value_is_nan && (!best_is_nan || (Last ? index > best_index : index < best_index));
@@ -104,6 +107,7 @@ void arg_reduce_strided(const T* input, const index_output& output, const iter::
 
 // ---------------------------------------------------------------------------------------------
 // Shared comparison rule.
+
 
 /// Does `candidate` replace `best`, given the walk meets candidate after best? NaN is the extreme.
 template <bool Maximum, bool Last, class V>
@@ -213,10 +217,6 @@ template <bool Maximum, bool Last, class T>
         const P b = extreme.combine_lanes(simd::load(at + 2 * W), simd::load(at + 3 * W));
         return extreme.combine_lanes(a, b);
     };
-    const auto is_nan = [](C v) {
-        if constexpr (std::is_floating_point_v<C>) return v != v;
-        else return false;
-    };
     const std::size_t steps = count / S;
     extreme_site<C> site{};
     if (steps > 0) {
@@ -242,7 +242,7 @@ template <bool Maximum, bool Last, class T>
         // The extreme, and the first (Last: last) step among the lanes that hold it.
         const C value = static_cast<C>(extreme.reduce_lanes(extreme.combine_lanes(best[0], best[1])));
         const P target(value);
-        const auto target_nan = simd::mask_of<P>(is_nan(value));
+        const auto target_nan = simd::mask_of<P>(is_nan_value(value));
         const Q none(Last ? L(0) : std::numeric_limits<L>::max());
         const Q candidate0 = simd::select_lanes<P>(matches(best[0], target, target_nan), step[0], none);
         const Q candidate1 = simd::select_lanes<P>(matches(best[1], target, target_nan), step[1], none);
@@ -253,7 +253,7 @@ template <bool Maximum, bool Last, class T>
     if (const std::size_t done = steps * S; done < count) {  // the tail, narrower than a step: scalar
         C m = static_cast<C>(x[done]);
         for (std::size_t j = done + 1; j < count; ++j) m = static_cast<C>(extreme.combine(m, static_cast<C>(x[j])));
-        if (steps == 0 || replaces<Maximum, Last>(m, is_nan(m), site.value, is_nan(site.value))) site = {m, done, count - done};
+        if (steps == 0 || replaces<Maximum, Last>(m, is_nan_value(m), site.value, is_nan_value(site.value))) site = {m, done, count - done};
     }
     return site;
 }
@@ -261,10 +261,6 @@ template <bool Maximum, bool Last, class T>
 template <bool Maximum, bool Last, class T>
 void arg_reduce_inner(const T* input, const index_output& output, const reduce_nests<3>& parts) {
     using C = simd::compute_t<T>;
-    const auto is_nan = [](C v) {
-        if constexpr (std::is_floating_point_v<C>) return v != v;
-        else return false;
-    };
     const std::size_t last = parts.group.rank - 1;
     const std::size_t length = parts.group.sizes[last];
     const std::ptrdiff_t index_step = parts.group.strides[2][last];
@@ -278,7 +274,7 @@ void arg_reduce_inner(const T* input, const index_output& output, const reduce_n
             const T* x = base + line[1];
             for (std::size_t start = 0; start < length; start += arg_block) {
                 const auto site = locate_extreme<Maximum, Last>(x + start, std::min(arg_block, length - start));
-                if (!found || replaces<Maximum, Last>(site.value, is_nan(site.value), best.value, is_nan(best.value))) {
+                if (!found || replaces<Maximum, Last>(site.value, is_nan_value(site.value), best.value, is_nan_value(best.value))) {
                     found = true;
                     best = site;
                     best_site = x + start + site.start;
@@ -443,15 +439,11 @@ void arg_reduce_rows_in_bands(const executor_ref& exec, const T* x, const index_
             arg_update_rows<4, Maximum, Last, T>({row(i), row(i + 1), row(i + 2), row(i + 3)}, values, indices, width, first);
         for (; i < end; ++i, first = false) arg_update_rows<1, Maximum, Last, T>({row(i)}, values, indices, width, first);
     });
-    const auto is_nan = [](C v) {
-        if constexpr (std::is_floating_point_v<C>) return v != v;
-        else return false;
-    };
     for (std::size_t band = 1; band < bands; ++band) {
         const C* values = best.data() + band * width;
         const L* indices = best_index.data() + band * width;
         for (std::size_t j = 0; j < width; ++j) {
-            if (replaces<Maximum, Last>(values[j], is_nan(values[j]), best[j], is_nan(best[j]))) {
+            if (replaces<Maximum, Last>(values[j], is_nan_value(values[j]), best[j], is_nan_value(best[j]))) {
                 best[j] = values[j];
                 best_index[j] = indices[j];
             }
@@ -472,12 +464,8 @@ bool arg_reduce_line_in_chunks(const executor_ref& exec, const T* x, const index
     const std::size_t blocks = (length + arg_block - 1) / arg_block;
     const std::size_t pieces = std::min(blocks / 2, wanted_pieces(exec, length * sizeof(T)));
     if (pieces < 2) return false;
-    const auto is_nan = [](C v) {
-        if constexpr (std::is_floating_point_v<C>) return v != v;
-        else return false;
-    };
     const auto better = [&](const extreme_site<C>& candidate, const extreme_site<C>& best) {
-        return replaces<Maximum, Last>(candidate.value, is_nan(candidate.value), best.value, is_nan(best.value));
+        return replaces<Maximum, Last>(candidate.value, is_nan_value(candidate.value), best.value, is_nan_value(best.value));
     };
     std::vector<extreme_site<C>> winners(pieces);  // sites with `start` relative to x
     exec.parallel_for(pieces, [&](std::size_t piece) {
