@@ -3,10 +3,13 @@
 // Kernels never validate and never throw. They receive a planned nest (operand 0 = output, with stride 0 on
 // the reduced dimensions; operand 1 = input), the set of planned dimensions that are reduced, and a policy
 // (reductions.hpp). Layouts:
+//   short    the group is one contiguous run of at most short_row_vectors vectors (shorter than one too): eight
+//            outputs at a time, one accumulator each, their horizontal steps folded into one register;
 //   inner    the innermost dimension is reduced and contiguous in the input: for each output, several vector
 //            accumulators run along the contiguous runs of its group; one horizontal step per output;
-//   outer    the innermost dimension is kept and contiguous in input and output: vectorise across it, the
-//            group's rows streamed in memory order into a row of accumulators held in L1; no horizontal step;
+//   outer    the innermost dimension is kept and contiguous in input and output (narrower than a vector only when
+//            the rows lie back to back): vectorise across it, the group's rows streamed in memory order into a
+//            row of accumulators held in L1; no horizontal step;
 //   strided  anything else, and user-defined element types: one scalar accumulator per output.
 // Float sums are accumulated in blocks of cascade_block elements and the blocks combined pairwise (the cascade
 // below) — in the outer layout, where every lane of a row is a separate sum, in a three-level cascade — so the
