@@ -117,6 +117,12 @@ template <bool Maximum, bool Last, class V>
     else return Maximum ? best < candidate : candidate < best;
 }
 
+/// `replaces` for two values whose NaN-ness is not tracked separately.
+template <bool Maximum, bool Last, class V>
+[[nodiscard]] constexpr bool replaces_value(const V& candidate, const V& best) {
+    return replaces<Maximum, Last>(candidate, is_nan_value(candidate), best, is_nan_value(best));
+}
+
 /// Lanes where `candidate` (met later in the walk) replaces `best` — `replaces`, lane-wise.
 template <bool Maximum, bool Last, class P>
 [[nodiscard]] simd::mask_of<P> replaces_lanes(const P& candidate, const P& best) {
@@ -148,8 +154,7 @@ template <bool Last, class T>
     using C = simd::compute_t<T>;
     constexpr std::size_t W = P::size, step = 4 * W;
     const P target_lanes(target);
-    bool target_is_nan = false;
-    if constexpr (std::is_floating_point_v<C>) target_is_nan = target != target;
+    const bool target_is_nan = is_nan_value(target);
     const auto hits = [&](const T* at) {  // any of the 4W elements at `at` a match?
         simd::mask_of<P> any_lane = simd::mask_of<P>(false);
         iter::unrolled<4>([&](auto k) {
@@ -160,7 +165,7 @@ template <bool Last, class T>
     };
     const auto hit = [&](std::size_t j) {
         const C v = static_cast<C>(x[j]);
-        return target_is_nan ? v != v : v == target;
+        return target_is_nan ? is_nan_value(v) : v == target;
     };
     if constexpr (!Last) {
         std::size_t j = 0;
@@ -253,7 +258,7 @@ template <bool Maximum, bool Last, class T>
     if (const std::size_t done = steps * S; done < count) {  // the tail, narrower than a step: scalar
         C m = static_cast<C>(x[done]);
         for (std::size_t j = done + 1; j < count; ++j) m = static_cast<C>(extreme.combine(m, static_cast<C>(x[j])));
-        if (steps == 0 || replaces<Maximum, Last>(m, is_nan_value(m), site.value, is_nan_value(site.value))) site = {m, done, count - done};
+        if (steps == 0 || replaces_value<Maximum, Last>(m, site.value)) site = {m, done, count - done};
     }
     return site;
 }
@@ -274,7 +279,7 @@ void arg_reduce_inner(const T* input, const index_output& output, const reduce_n
             const T* x = base + line[1];
             for (std::size_t start = 0; start < length; start += arg_block) {
                 const auto site = locate_extreme<Maximum, Last>(x + start, std::min(arg_block, length - start));
-                if (!found || replaces<Maximum, Last>(site.value, is_nan_value(site.value), best.value, is_nan_value(best.value))) {
+                if (!found || replaces_value<Maximum, Last>(site.value, best.value)) {
                     found = true;
                     best = site;
                     best_site = x + start + site.start;
@@ -443,7 +448,7 @@ void arg_reduce_rows_in_bands(const executor_ref& exec, const T* x, const index_
         const C* values = best.data() + band * width;
         const L* indices = best_index.data() + band * width;
         for (std::size_t j = 0; j < width; ++j) {
-            if (replaces<Maximum, Last>(values[j], is_nan_value(values[j]), best[j], is_nan_value(best[j]))) {
+            if (replaces_value<Maximum, Last>(values[j], best[j])) {
                 best[j] = values[j];
                 best_index[j] = indices[j];
             }
@@ -464,9 +469,6 @@ bool arg_reduce_line_in_chunks(const executor_ref& exec, const T* x, const index
     const std::size_t blocks = (length + arg_block - 1) / arg_block;
     const std::size_t pieces = std::min(blocks / 2, wanted_pieces(exec, length * sizeof(T)));
     if (pieces < 2) return false;
-    const auto better = [&](const extreme_site<C>& candidate, const extreme_site<C>& best) {
-        return replaces<Maximum, Last>(candidate.value, is_nan_value(candidate.value), best.value, is_nan_value(best.value));
-    };
     std::vector<extreme_site<C>> winners(pieces);  // sites with `start` relative to x
     exec.parallel_for(pieces, [&](std::size_t piece) {
         extreme_site<C> best{};
@@ -474,13 +476,13 @@ bool arg_reduce_line_in_chunks(const executor_ref& exec, const T* x, const index
             const std::size_t start = b * arg_block;
             auto site = locate_extreme<Maximum, Last>(x + start, std::min(arg_block, length - start));
             site.start += start;
-            if (b == piece * blocks / pieces || better(site, best)) best = site;
+            if (b == piece * blocks / pieces || replaces_value<Maximum, Last>(site.value, best.value)) best = site;
         }
         winners[piece] = best;
     });
     extreme_site<C> best = winners[0];
     for (std::size_t piece = 1; piece < pieces; ++piece)
-        if (better(winners[piece], best)) best = winners[piece];
+        if (replaces_value<Maximum, Last>(winners[piece].value, best.value)) best = winners[piece];
     const std::size_t position = find_in_block<Last>(x + best.start, best.length, best.value);
     output.put(0, index_base + static_cast<std::ptrdiff_t>(best.start + position));
     return true;

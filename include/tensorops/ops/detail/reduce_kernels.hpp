@@ -473,20 +473,20 @@ template <class T, class R, std::size_t G, class Shift>
         iter::unrolled<G>([&](auto k) {
             acc[k] = simd::select(valid, r.lift_lanes(simd::load_partial(rows[k], length, C(0)), shift_of(k)), identity);
         });
-        return simd::reduce_lanes_of_rows(acc, [&](const P& a, const P& b) { return r.combine_lanes(a, b); });
-    }
-    iter::unrolled<G>([&](auto k) {
-        simd::prefetch_ahead(rows[k], simd::prefetch_distance, length * sizeof(T));
-        acc[k] = r.lift_lanes(simd::load(rows[k]), shift_of(k));
-    });
-    std::size_t j = W;
-    for (; j + W <= length; j += W)
-        iter::unrolled<G>([&](auto k) { acc[k] = r.combine_lanes(acc[k], r.lift_lanes(simd::load(rows[k] + j), shift_of(k))); });
-    if (j < length) {  // the last W elements, of which the first W − (length − j) were counted already
-        const auto counted = simd::detail::lanes_below<P>(W - (length - j));
+    } else {
         iter::unrolled<G>([&](auto k) {
-            acc[k] = r.combine_lanes(acc[k], simd::select(counted, identity, r.lift_lanes(simd::load(rows[k] + length - W), shift_of(k))));
+            simd::prefetch_ahead(rows[k], simd::prefetch_distance, length * sizeof(T));
+            acc[k] = r.lift_lanes(simd::load(rows[k]), shift_of(k));
         });
+        std::size_t j = W;
+        for (; j + W <= length; j += W)
+            iter::unrolled<G>([&](auto k) { acc[k] = r.combine_lanes(acc[k], r.lift_lanes(simd::load(rows[k] + j), shift_of(k))); });
+        if (j < length) {  // the last W elements, of which the first W − (length − j) were counted already
+            const auto counted = simd::detail::lanes_below<P>(W - (length - j));
+            iter::unrolled<G>([&](auto k) {
+                acc[k] = r.combine_lanes(acc[k], simd::select(counted, identity, r.lift_lanes(simd::load(rows[k] + length - W), shift_of(k))));
+            });
+        }
     }
     return simd::reduce_lanes_of_rows(acc, [&](const P& a, const P& b) { return r.combine_lanes(a, b); });
 }
