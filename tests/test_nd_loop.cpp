@@ -63,3 +63,26 @@ TEST_CASE("nd_loop: for_each_element walks every element, innermost fastest") {
     for_each_element(scalar, [&](const std::array<std::ptrdiff_t, 1>& offsets) { single.push_back(offsets[0]); });
     CHECK(single == std::vector<std::ptrdiff_t>{9});
 }
+
+TEST_CASE("nd_loop: for_each_element_from walks any piece of for_each_element's order") {
+    auto nest = make_nest();
+    std::vector<std::array<std::ptrdiff_t, 2>> whole;
+    for_each_element(nest, [&](const std::array<std::ptrdiff_t, 2>& offsets) { whole.push_back(offsets); });
+    REQUIRE(whole.size() == 24);
+    for (std::size_t first = 0; first <= whole.size(); ++first)
+        for (std::size_t count = 0; first + count <= whole.size(); ++count) {
+            std::vector<std::array<std::ptrdiff_t, 2>> piece;
+            for_each_element_from(nest, first, count, [&](const std::array<std::ptrdiff_t, 2>& offsets) { piece.push_back(offsets); });
+            INFO("first " << first << ", count " << count);
+            CHECK(piece == std::vector<std::array<std::ptrdiff_t, 2>>(whole.begin() + static_cast<std::ptrdiff_t>(first),
+                                                                        whole.begin() + static_cast<std::ptrdiff_t>(first + count)));
+        }
+    // Rank 0: one element.
+    nest.rank = 0;
+    int calls = 0;
+    for_each_element_from(nest, 0, 1, [&](const std::array<std::ptrdiff_t, 2>& offsets) {
+        ++calls;
+        CHECK(offsets == nest.offsets);
+    });
+    CHECK(calls == 1);
+}

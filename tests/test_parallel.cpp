@@ -592,6 +592,50 @@ TEMPLATE_TEST_CASE("parallel log-sum-exp of several runs into one output: the ru
     }
 }
 
+TEMPLATE_LIST_TEST_CASE("parallel reductions of several runs into one output: chunks of whole runs, combined in order", "[parallel]",
+                        parallel_types) {
+    using T = TestType;
+    test_rng rng(std::string("parallel run chunks ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    struct shape {
+        std::vector<std::size_t> sizes;
+        std::vector<std::ptrdiff_t> strides;
+    };
+    // Padded rows and a padded 3-d block: groups past one chunk (65536 elements of whole runs), with chunks of many
+    // runs, of one run each, and a last chunk shorter than the others.
+    const shape shapes[] = {{{300, 1000}, {1004, 1}}, {{3, 70000}, {70016, 1}}, {{2000, 37}, {40, 1}}, {{4, 50, 600}, {32000, 640, 1}}};
+    std::vector<reduce_function> functions{reduce_function::sum, reduce_function::max, reduce_function::min, reduce_function::multiply,
+                                           reduce_function::l1, reduce_function::sum_square};
+    if constexpr (!std::is_integral_v<T>) functions.insert(functions.end(), {reduce_function::average, reduce_function::l2, reduce_function::log_sum});
+    for (const shape& s : shapes) {
+        guarded_buffer<T> input(s.sizes, s.strides);
+        std::size_t elements = 1;
+        for (std::size_t size : s.sizes) elements *= size;
+        std::vector<T> values(elements);
+        for (auto& v : values) v = static_cast<T>(std::is_integral_v<T> ? rng.uniform_real(-100.0, 100.0) : rng.uniform_real(0.5, 1.5));
+        input.assign(values);
+        std::vector<std::size_t> axes(s.sizes.size());
+        for (std::size_t a = 0; a < axes.size(); ++a) axes[a] = a;
+        const std::vector<std::size_t> out_sizes(s.sizes.size(), 1);
+        const std::vector<std::ptrdiff_t> out_strides(s.sizes.size(), 1);
+        for (const reduce_function function : functions) {
+            INFO("sizes " << s.sizes[0] << "×" << s.sizes[1] << (s.sizes.size() > 2 ? "×…" : "") << ", function " << static_cast<int>(function));
+            CHECK(was_cut(check_same_for_every_executor<T>(out_sizes, out_strides, [&](auto& exec, auto y) {
+                reduce(exec, input.const_view(), y, function, axes);
+            })));
+        }
+        // The chunks' combination keeps the sum's accuracy: against the long-double reference (float16 sums overflow).
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+            T got{};
+            reduce(input.const_view(), tensor_view<T>(&got, out_sizes, out_strides), reduce_function::sum, axes);
+            long double exact = 0;
+            for (const T& v : values) exact += static_cast<long double>(v);
+            const long double eps = std::numeric_limits<simd::compute_t<T>>::epsilon();
+            CHECK(std::fabs(static_cast<long double>(got) - exact) <= (64 * eps + static_cast<long double>(std::numeric_limits<T>::epsilon())) * exact);
+        }
+    }
+}
+
 TEMPLATE_LIST_TEST_CASE("parallel reductions of one long line: chunks of the cascade give the sequential result", "[parallel]",
                         parallel_types) {
     using T = TestType;

@@ -1,6 +1,8 @@
 // reduce: random shapes, axes and layouts for every function × element type against the long-double reference.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -98,6 +100,90 @@ TEMPLATE_LIST_TEST_CASE("reduce: short contiguous rows, every length class, grou
 
 // Log-sum-exp of short rows whose maximum is not finite — all −inf, a +inf, a NaN — beside ordinary rows in the same
 // group of eight: each row's own answer (SEMANTICS.md §2), whichever lane of the group it takes.
+// Log-sum-exp along an outer axis takes blocks of 64 rows in one pass, shifting each lane by a reference (the
+// maximum of the block's first four rows) and redoing, with the exact shift, every vector of lanes whose reference
+// cannot serve (reduce_kernels.hpp, log_sum_exp_block). Columns of every kind, in every lane position of a vector
+// and its partial tail, for block counts with 1-3 rows left over: each column's answer against the reference.
+TEMPLATE_TEST_CASE("reduce: log-sum-exp along an outer axis, where a block's reference is far from its maximum", "", float, double,
+                   tensorops::float16) {
+    using T = TestType;
+    const double inf = std::numeric_limits<double>::infinity();
+    const double nan = static_cast<double>(std::bit_cast<float>(0x7FFFFFFFu));  // a payload in every mantissa bit
+    test_rng rng(std::string("lse outer references ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    constexpr int kinds = 9;
+    const auto value = [&](int kind, std::size_t row, std::size_t column, std::size_t n) -> double {
+        const std::size_t in_block = row % 64;
+        const double noise = rng.uniform_real(-3.0, 3.0);
+        switch (kind) {
+            case 1: return -inf;                                                         // every element −inf
+            case 2: return in_block < 4 ? -inf : noise;                                  // the reference is −inf
+            case 3: return row == (column * 7 + 5) % n ? 5.0 : -100.0 + noise;           // the maximum 105 above the rest
+            case 4: return row % 64 == 63 || row + 1 == n ? 55.0 + noise : noise;        // within reach: terms up to e^61
+            case 5: return row == (column * 11 + 3) % n ? inf : noise;                   // one +inf
+            case 6: return row == (column * 13 + 1) % n ? nan : noise;                   // one NaN
+            case 7: return row % 3 == 0 ? -inf : noise;                                  // scattered −inf
+            case 8: return row == (column * 5) % n ? 30.0 : -50.0 + noise;               // beyond reach (80) or the reference
+            default: return noise;
+        }
+    };
+    for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{4}, std::size_t{5}, std::size_t{7}, std::size_t{64},
+                          std::size_t{66}, std::size_t{131}, std::size_t{195}}) {
+        for (std::size_t width : {std::size_t{3}, std::size_t{13}, std::size_t{37}}) {
+            for (int shift = 0; shift < kinds; shift += 4) {  // which lane each kind lands in
+                std::vector<T> x(n * width);
+                for (std::size_t r = 0; r < n; ++r)
+                    for (std::size_t c = 0; c < width; ++c)
+                        x[r * width + c] = static_cast<T>(value(static_cast<int>((c + static_cast<std::size_t>(shift)) % kinds), r, c, n));
+                std::vector<T> y(width);
+                reduce(tensor_view<const T>(x.data(), {n, width}), tensor_view<T>(y.data(), {1, width}), reduce_function::log_sum_exp, {0});
+                for (std::size_t c = 0; c < width; ++c) {
+                    std::vector<T> column(n);
+                    for (std::size_t r = 0; r < n; ++r) column[r] = x[r * width + c];
+                    const auto expected = ref::reduce(ref::dense<T>({n}, column), {0}, ref::reduce_operation::log_sum_exp).values[0];
+                    long double magnitude = 0;
+                    for (const T& v : column) magnitude += std::fabs(ref::widen(v));
+                    const long double got = ref::widen(y[c]);
+                    INFO("rows " << n << ", width " << width << ", column " << c << " (kind " << (c + static_cast<std::size_t>(shift)) % kinds
+                                 << "): got " << static_cast<double>(got) << ", expected " << static_cast<double>(expected));
+                    if (std::isnan(expected)) CHECK(std::isnan(got));
+                    else if (std::isinf(expected)) CHECK(got == expected);
+                    else CHECK(std::fabs(got - expected) <= tolerance<T>(reduce_function::log_sum_exp, n, magnitude, expected));
+                }
+            }
+        }
+    }
+}
+
+// The same kernel's accuracy when a block's first rows lie far below the rest (its reference far below its
+// maximum): within a few ulp of the result, as when the reference is the maximum (a version that rounded the
+// distance from the reference lost up to 80 ulp here).
+TEST_CASE("reduce: log-sum-exp along an outer axis stays within a few ulp when a block's first rows lie far below") {
+    test_rng rng("lse outer accuracy");
+    INFO(rng.describe());
+    for (const double below : {10.0, 30.0, 60.0, 85.0}) {
+        for (const std::size_t n : {std::size_t{5}, std::size_t{8}, std::size_t{64}, std::size_t{200}}) {
+            const std::size_t width = 256;
+            std::vector<float> x(n * width);
+            for (std::size_t r = 0; r < n; ++r)
+                for (std::size_t c = 0; c < width; ++c) x[r * width + c] = static_cast<float>((r % 64 < 4 ? -below : 0.0) + rng.uniform_real(-1.0, 1.0));
+            std::vector<float> y(width);
+            reduce(tensor_view<const float>(x.data(), {n, width}), tensor_view<float>(y.data(), {1, width}), reduce_function::log_sum_exp, {0});
+            for (std::size_t c = 0; c < width; ++c) {
+                std::vector<float> column(n);
+                for (std::size_t r = 0; r < n; ++r) column[r] = x[r * width + c];
+                const long double expected = ref::reduce(ref::dense<float>({n}, column), {0}, ref::reduce_operation::log_sum_exp).values[0];
+                // An ulp of the result, of the maximum (the result is shift + ln Σ) or of 1 (ln Σ's own error), the largest.
+                const float scale =
+                    std::max({static_cast<float>(std::fabs(expected)), std::fabs(*std::max_element(column.begin(), column.end())), 1.0f});
+                const long double ulp = std::nextafter(scale, 1e30f) - scale;
+                INFO("first rows " << below << " below, " << n << " rows, column " << c);
+                CHECK(std::fabs(static_cast<long double>(y[c]) - expected) <= 6 * ulp);
+            }
+        }
+    }
+}
+
 TEMPLATE_TEST_CASE("reduce: log-sum-exp of short rows with non-finite maxima, in every lane of a group", "", float, double) {
     using T = TestType;
     const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();

@@ -439,6 +439,40 @@ TEMPLATE_LIST_TEST_CASE("simd: exp_shifted is e^(x - shift) to a few ulp plus an
     CHECK(simd::to_array(simd::exp_shifted(P(F(-1)), P(F(0))))[0] == Approx(std::exp(-1.0)).epsilon(4 * ulp));
 }
 
+TEST_CASE("simd: exp_over_power_of_two and power_of_two_over_exp are a few ulp of 2^(x·L − k), however far from k") {
+    using P = simd::pack<float>;
+    constexpr std::size_t lanes = P::size;
+    test_rng rng("simd exp over power of two");
+    INFO(rng.describe());
+    const long double L = 1.44269504088896341f;  // log2 e rounded to float, as both functions use it
+    const long double ulp = std::numeric_limits<float>::epsilon();
+    for (int trial = 0; trial < 3000; ++trial) {
+        // References from small to 2^22; x from 140 powers of two below the reference (clamped terms) to 120 above.
+        const double scale = std::pow(2.0, rng.uniform_real(0.0, 22.0));
+        const float k = static_cast<float>(std::nearbyint(rng.uniform(0, 1) ? scale : -scale));
+        std::array<float, lanes> x, top;
+        for (std::size_t i = 0; i < lanes; ++i) {
+            x[i] = static_cast<float>((static_cast<double>(k) + rng.uniform_real(-140.0, 120.0)) / static_cast<double>(L));
+            top[i] = static_cast<float>((static_cast<double>(k) + rng.uniform_real(-0.9, 119.0)) / static_cast<double>(L));
+        }
+        const auto terms = simd::to_array(simd::exp_over_power_of_two(simd::from_array<P>(x), P(k)));
+        const auto factors = simd::to_array(simd::power_of_two_over_exp(P(k), simd::from_array<P>(top)));
+        for (std::size_t i = 0; i < lanes; ++i) {
+            const long double exact_term = std::exp2(static_cast<long double>(x[i]) * L - k);
+            const long double exact_factor = std::exp2(k - static_cast<long double>(top[i]) * L);
+            INFO("k = " << k << ", x = " << x[i] << ", top = " << top[i] << ", term " << terms[i] << " (exact " << static_cast<double>(exact_term)
+                        << "), factor " << factors[i] << " (exact " << static_cast<double>(exact_factor) << ")");
+            if (exact_term >= 0x1p-124L) CHECK(std::fabs(terms[i] - exact_term) <= 4 * ulp * exact_term);
+            else CHECK((terms[i] >= 0.0f && terms[i] <= 0x1p-124f));
+            if (std::fabs(top[i]) < 0x1p24f) CHECK(std::fabs(factors[i] - exact_factor) <= 4 * ulp * exact_factor);
+        }
+    }
+    // −inf contributes 2^−125 · 2^f at most; at x·L = k the term is 1 within an ulp.
+    CHECK(simd::to_array(simd::exp_over_power_of_two(P(-std::numeric_limits<float>::infinity()), P(3.0f)))[0] <= 0x1p-124f);
+    CHECK(simd::to_array(simd::exp_over_power_of_two(P(0.0f), P(0.0f)))[0] == 1.0f);
+    CHECK(simd::to_array(simd::power_of_two_over_exp(P(0.0f), P(0.0f)))[0] == 1.0f);
+}
+
 TEMPLATE_LIST_TEST_CASE("simd: select_lanes picks index lanes by a value mask", "", tensorops_test::builtin_types) {
     using T = TestType;
     using P = simd::pack<T>;

@@ -52,4 +52,28 @@ constexpr void for_each_element(const loop_nest<Operands>& nest, Body&& body) {
     });
 }
 
+/// Calls `body(offsets)` for the elements first, first + 1, …, first + count − 1 of the nest, numbered in the
+/// row-major order of for_each_element: a piece of that walk (first + count ≤ the nest's element count). Starting
+/// costs one division per dimension; each further element, one add per operand (and a rewind per carry).
+template <std::size_t Operands, class Body>
+constexpr void for_each_element_from(const loop_nest<Operands>& nest, std::size_t first, std::size_t count, Body&& body) {
+    if (count == 0) return;
+    std::array<std::ptrdiff_t, Operands> offsets = nest.offsets;
+    std::array<std::size_t, max_rank> counter{};
+    for (std::size_t d = nest.rank, rest = first; d-- > 0; rest /= nest.sizes[d]) {
+        counter[d] = rest % nest.sizes[d];
+        for (std::size_t o = 0; o < Operands; ++o) offsets[o] += nest.strides[o][d] * static_cast<std::ptrdiff_t>(counter[d]);
+    }
+    for (std::size_t i = 0;;) {
+        body(static_cast<const std::array<std::ptrdiff_t, Operands>&>(offsets));
+        if (++i == count) return;
+        for (std::size_t d = nest.rank; d-- > 0;) {
+            for (std::size_t o = 0; o < Operands; ++o) offsets[o] += nest.strides[o][d];
+            if (++counter[d] < nest.sizes[d]) break;
+            counter[d] = 0;
+            for (std::size_t o = 0; o < Operands; ++o) offsets[o] -= nest.strides[o][d] * static_cast<std::ptrdiff_t>(nest.sizes[d]);
+        }
+    }
+}
+
 }  // namespace tensorops::iter

@@ -19,6 +19,14 @@
 #define TENSOROPS_X86_INTRINSICS 0
 #endif
 
+// Whether simd::fms is one instruction, rounded once (x86 with FMA, 64-bit Arm), or a multiply and a subtract
+// rounded twice (x86-64 baseline): kernels that need a product's exact rounding error choose their formula by it.
+#if TENSOROPS_HAS_XSIMD && (defined(__FMA__) || defined(__aarch64__))
+#define TENSOROPS_FUSED_MULTIPLY_ADD 1
+#else
+#define TENSOROPS_FUSED_MULTIPLY_ADD 0
+#endif
+
 namespace tensorops::simd {
 
 /// True when the vector paths are compiled in (xsimd found and not disabled).

@@ -1,4 +1,5 @@
-// tensorops/simd/math.hpp — lane-wise absolute value, square root, exponential and logarithm.
+// tensorops/simd/math.hpp — lane-wise absolute value, square root, fused multiply-subtract, rounding, exponentials
+// and logarithm.
 //
 // Floating lanes use xsimd's vectorised functions (exp and log accurate to a few ulp in float); the one-lane
 // fallback uses <cmath>. Integer absolute value wraps: |min| = min (SEMANTICS.md §4), computed as a
@@ -11,6 +12,10 @@
 #include "pack.hpp"
 
 namespace tensorops::simd {
+
+/// log2 e and ln 2 rounded to float: the constants of the float exponentials below (L in their comments).
+inline constexpr float log2e_float = 1.44269504088896341f;
+inline constexpr float ln2_float = 0.693147180559945309f;
 
 /// |x| per lane; for signed integers |min| wraps to min; unsigned lanes are returned unchanged.
 template <class P>
@@ -36,6 +41,55 @@ template <class P>
     return xsimd::sqrt(value);
 #else
     return P(std::sqrt(value.value));
+#endif
+}
+
+/// a · b − c per floating lane, rounded once (a fused multiply-subtract) where the target has fused multiply-add
+/// (TENSOROPS_FUSED_MULTIPLY_ADD), else a multiply and a subtract.
+template <class P>
+[[nodiscard]] P fms(const P& a, const P& b, const P& c) noexcept {
+#if TENSOROPS_HAS_XSIMD
+#if TENSOROPS_X86_INTRINSICS && defined(__AVX512F__)
+    if constexpr (sizeof(P) == 64) {  // xsimd 8.1 has no fused form for AVX-512 registers: it multiplies, then subtracts
+        if constexpr (std::is_same_v<typename P::value_type, float>) return P(_mm512_fmsub_ps(a, b, c));
+        else return P(_mm512_fmsub_pd(a, b, c));
+    }
+#endif
+    return xsimd::fms(a, b, c);
+#else
+    return P(std::fma(a.value, b.value, -c.value));
+#endif
+}
+
+/// a · b − p exactly, per floating lane, for p = a · b rounded (Dekker's two-product): one fused multiply-subtract
+/// where fused multiply-add is an instruction, else Veltkamp's split of a and b into halves whose products are
+/// exact (ten more operations). For |a|, |b| below 2^−12 · the largest finite value (the split's 4097 · a).
+template <class P>
+[[nodiscard]] P product_error(const P& a, const P& b, const P& p) noexcept {
+#if TENSOROPS_FUSED_MULTIPLY_ADD || !TENSOROPS_HAS_XSIMD
+    return simd::fms(a, b, p);  // without xsimd, std::fma (exact, if slow where the hardware lacks it)
+#else
+    using C = typename P::value_type;
+    const P splitter(std::is_same_v<C, float> ? C(4097) : C(134217729));  // 2^12 + 1, 2^27 + 1
+    const auto split = [&](const P& v, P& low) {
+        const P scaled = v * splitter;
+        const P high = scaled - (scaled - v);
+        low = v - high;
+        return high;
+    };
+    P a_low, b_low;
+    const P a_high = split(a, a_low), b_high = split(b, b_low);
+    return ((a_high * b_high - p) + a_high * b_low + a_low * b_high) + a_low * b_low;
+#endif
+}
+
+/// x rounded to the nearest integer (ties to even) per floating lane.
+template <class P>
+[[nodiscard]] P round_to_integer(const P& value) noexcept {
+#if TENSOROPS_HAS_XSIMD
+    return xsimd::nearbyint(value);
+#else
+    return P(std::nearbyint(value.value));
 #endif
 }
 
@@ -82,7 +136,7 @@ template <class P>
 #if TENSOROPS_HAS_XSIMD
     if constexpr (std::is_same_v<typename P::value_type, float>) {
         using I = xsimd::as_integer_t<P>;
-        const P log2e(1.44269504088896341f);
+        const P log2e(log2e_float);
         const P t = xsimd::max(P(-125.0f), xsimd::fms(x, log2e, shift * log2e));
         const P round_to_integer(12582912.0f);  // 1.5 · 2^23
         const P biased = t + round_to_integer;
@@ -100,6 +154,74 @@ template <class P>
     }
 #else
     return simd::exp(x - shift);
+#endif
+}
+
+/// 2^(x·L − k) per float lane, L = log2 e rounded to float, for an integer-valued k with |k| ≤ 2^22 and x·L − k ≤ 120
+/// (x = −inf allowed): e^x / 2^k, the term of a log-sum-exp block whose reference k (in powers of two) lies
+/// anywhere below its maximum. Other inputs give unspecified values, without undefined behaviour.
+///
+/// Algorithm: as exp_shifted, t = x·L − k rounds to an integer n, but the reduced argument is recomputed as
+/// f = x·L − (k + n) by one fused multiply-subtract (k + n is an exact integer; without fused multiply-add, from
+/// the rounded product and its exact error, product_error): f is exact but for one rounding of a value in
+/// [−½, ½], so the result is a few ulp of 2^(x·L − k) however far x lies above 2^k. (exp_shifted
+/// takes f = t − n, and t carries a rounding of |t| · 2^−24: fine when t ≤ 0 is a term's distance below the
+/// maximum, 40–80 ulp of a log-sum-exp when a reference 60 below the maximum made t ≈ 86.) Lanes with
+/// x·L − k < −125 (x = −inf too) are clamped there on x: 2^−125 · 2^f. The factor e^(x·δ), δ = L·ln 2 − 1 ≈ 2^−26,
+/// against e^x / 2^k, cancels with power_of_two_over_exp's for the terms that matter (x near top).
+template <class P>
+[[nodiscard]] P exp_over_power_of_two(const P& x, const P& k) noexcept {
+    static_assert(std::is_same_v<typename P::value_type, float>);
+#if TENSOROPS_HAS_XSIMD
+    using I = xsimd::as_integer_t<P>;
+    const P log2e(log2e_float), ln2(ln2_float);
+    const P clamped = xsimd::max(x, xsimd::fma(k, ln2, P(-125.0f * ln2_float)));
+    const P round_to_integer(12582912.0f);  // 1.5 · 2^23
+#if TENSOROPS_FUSED_MULTIPLY_ADD
+    const P biased = simd::fms(clamped, log2e, k) + round_to_integer;
+    const P f = simd::fms(clamped, log2e, k + (biased - round_to_integer));
+#else  // x·L = product + its error exactly; product − (k + n) is exact (the two lie within a factor of 2, or are small)
+    const P product = clamped * log2e, rounding = product_error(clamped, log2e, product);
+    const P biased = ((product - k) + rounding) + round_to_integer;  // n from x·L − k, not from the rounded product
+    const P f = (product - (k + (biased - round_to_integer))) + rounding;
+#endif
+    P p(0x1.5ce202p-10f);
+    p = xsimd::fma(p, f, P(0x1.3cea90p-7f));
+    p = xsimd::fma(p, f, P(0x1.c6b426p-5f));
+    p = xsimd::fma(p, f, P(0x1.ebf9bcp-3f));
+    p = xsimd::fma(p, f, P(0x1.62e42cp-1f));
+    p = xsimd::fma(p, f, P(1.0f));
+    const I exponent = xsimd::bitwise_cast<I>(biased) << 23;  // n · 2^23: the low bits of biased hold 2^22 + n
+    return xsimd::bitwise_cast<P>(xsimd::bitwise_cast<I>(p) + exponent);
+#else
+    return P(static_cast<float>(std::exp2(static_cast<double>(x.value) * static_cast<double>(log2e_float) - k.value)));
+#endif
+}
+
+/// 2^(k − top·L) per float lane (L as in exp_over_power_of_two), for an integer-valued k with |k| ≤ 2^22 and
+/// top·L − k in [−1, 120]: the factor that turns a sum of exp_over_power_of_two(x, k) into Σ e^(x − top), to a few
+/// ulp. top·L − k is formed as two floats, high + low with |low| ≤ 2^−18 (the product's rounding error, up to 1/8
+/// for |top·L| near 2^22, by a fused multiply-subtract, the sums' by two-sums), so neither rounding reaches the
+/// factor: 2^−high (xsimd's exp2, whose reduced argument high − n is exact) times 1 − low·ln 2.
+template <class P>
+[[nodiscard]] P power_of_two_over_exp(const P& k, const P& top) noexcept {
+    static_assert(std::is_same_v<typename P::value_type, float>);
+#if TENSOROPS_HAS_XSIMD
+    const P log2e(log2e_float), ln2(ln2_float);
+    const auto two_sum = [](const P& a, const P& b, P& error) {  // a + b = sum + error exactly
+        const P sum = a + b, b_part = sum - a;
+        error = (a - (sum - b_part)) + (b - b_part);
+        return sum;
+    };
+    const P product = top * log2e;
+    const P rounding = product_error(top, log2e, product);  // up to 1/8 for |top · L| near 2^22
+    P difference_error, low;
+    const P difference = two_sum(product, -k, difference_error);  // exact (error 0) unless |k| < 256
+    const P high = two_sum(difference, difference_error + rounding, low);  // top·L − k = high + low, |low| ≤ 2^−18
+    const P factor = xsimd::exp2(-high);
+    return xsimd::fnma(low * ln2, factor, factor);  // 2^(−high − low) = 2^−high · (1 − low·ln 2)
+#else
+    return P(static_cast<float>(std::exp2(k.value - static_cast<double>(top.value) * static_cast<double>(log2e_float))));
 #endif
 }
 

@@ -177,7 +177,9 @@ void reduce_strided(const T* input, T* output, const reduce_nests<>& parts, std:
 // fall behind (float max read 64 MiB at ~80 % of the read limit without it, ~100 % with it). The accumulators
 // are folded into a block total every cascade_block elements per lane and the blocks combined pairwise (a
 // cascade) — for accuracy in float sums, and for every reduction with R::line_blocks so that one long line can
-// be cut into pieces bit-identically (reduce_line_in_chunks). One horizontal step per output.
+// be cut into pieces bit-identically (reduce_line_in_chunks). One horizontal step per output. A group of more than
+// run_chunk_elements elements in several runs goes in chunks of whole runs, their values combined in order
+// (accumulate_run_chunks), so that one output over many runs can be cut into pieces too.
 
 /// Vector accumulators of the inner kernel.
 inline constexpr std::size_t inner_accumulators = 8;
@@ -194,11 +196,12 @@ P combine_all(const std::array<P, N>& accumulators, Combine&& combine) {
     }
 }
 
-/// The accumulated value of the runs (the inner kernel's loop), its vector blocks joining `blocks`: the cascade
-/// of the blocks before `base` when the group's first blocks were summed elsewhere (reduce_line_in_chunks).
-template <class T, class R>
-typename R::accumulator accumulate_runs_after(const T* base, const iter::loop_nest<2>& runs, std::size_t length, const R& r,
-                                              const typename R::accumulator& shift, cascade<simd::pack<T>>& blocks) {
+/// The accumulated value of the runs that visit_runs(run) passes to run(x) in turn, each `length` contiguous
+/// elements from x (the inner kernel's loop), its vector blocks joining `blocks`: the cascade of the blocks before
+/// the first run when the group's first blocks were summed elsewhere (reduce_line_in_chunks).
+template <class T, class R, class VisitRuns>
+typename R::accumulator accumulate_visited_runs(VisitRuns&& visit_runs, std::size_t length, const R& r, const typename R::accumulator& shift,
+                                                cascade<simd::pack<T>>& blocks) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
     using A = typename R::accumulator;
@@ -224,8 +227,7 @@ typename R::accumulator accumulate_runs_after(const T* base, const iter::loop_ne
             }
         }
     };
-    iter::for_each_element(runs, [&](const std::array<std::ptrdiff_t, 2>& at) {
-        const T* x = base + at[1];
+    visit_runs([&](const T* x) {
         std::array<P, U> acc = accumulators;  // in registers along the run
         std::size_t steps = in_block;         // likewise (through the reference it would live in memory)
         std::size_t j = 0;
@@ -262,12 +264,70 @@ typename R::accumulator accumulate_runs_after(const T* base, const iter::loop_ne
     return r.combine(r.reduce_lanes(lanes), scalar_blocks.total(rest, combine_scalars));
 }
 
-/// The accumulated value of the runs of one group (the inner kernel's loop).
+/// accumulate_visited_runs of the runs of a nest (`runs`: the group without its innermost dimension, each run
+/// from base + its offset), all of them or `count` from the first-th (in row-major order), after `blocks`.
+template <class T, class R>
+typename R::accumulator accumulate_runs_after(const T* base, const iter::loop_nest<2>& runs, std::size_t length, const R& r,
+                                              const typename R::accumulator& shift, cascade<simd::pack<T>>& blocks,
+                                              std::size_t first = 0, std::size_t count = std::size_t(-1)) {
+    return accumulate_visited_runs<T>(
+        [&](const auto& run) {
+            const auto visit = [&](const std::array<std::ptrdiff_t, 2>& at) { run(base + at[1]); };
+            if (count == std::size_t(-1)) iter::for_each_element(runs, visit);
+            else iter::for_each_element_from(runs, first, count, visit);
+        },
+        length, r, shift, blocks);
+}
+
+/// The accumulated value of the runs of one group (the inner kernel's loop), or of `count` of them from the
+/// first-th.
 template <class T, class R>
 typename R::accumulator accumulate_runs(const T* base, const iter::loop_nest<2>& runs, std::size_t length, const R& r,
-                                        const typename R::accumulator& shift) {
+                                        const typename R::accumulator& shift, std::size_t first = 0, std::size_t count = std::size_t(-1)) {
     cascade<simd::pack<T>> blocks;  // left uninitialised: levels are written before they are read
-    return accumulate_runs_after(base, runs, length, r, shift, blocks);
+    return accumulate_runs_after(base, runs, length, r, shift, blocks, first, count);
+}
+
+/// Runs per chunk of a group of many runs (accumulate_run_chunks): as many whole runs as make run_chunk_elements
+/// elements, at least one. Fixed by the group alone, so chunks fall in the same places whatever the thread count.
+inline constexpr std::size_t run_chunk_elements = 65536;
+
+/// The accumulated value of a group of `runs` (each `length` ≥ one vector, contiguous), as the inner kernel
+/// computes it. Up to run_chunk_elements elements: accumulate_runs. Beyond: in chunks of whole runs (each by
+/// accumulate_runs, a cascade of its own), the chunks' values combined in order — through a cascade for pairwise
+/// reductions (float sums), so the error still grows like log n. On an executor (exec not null, pieces ≥ 2) the
+/// chunks are computed in up to `pieces` pieces, each writing its own values, and combined the same way on the
+/// calling thread: the same bits whatever the thread count.
+template <class T, class R>
+typename R::accumulator accumulate_run_chunks(const executor_ref* exec, std::size_t pieces, const T* base, const iter::loop_nest<2>& runs,
+                                              std::size_t length, const R& r, const typename R::accumulator& shift) {
+    using A = typename R::accumulator;
+    const std::size_t total = runs.element_count();
+    const std::size_t per_chunk = std::max<std::size_t>(1, run_chunk_elements / length);
+    if (total <= per_chunk) return accumulate_runs(base, runs, length, r, shift);
+    const std::size_t chunks = (total + per_chunk - 1) / per_chunk;
+    const auto chunk_value = [&](std::size_t c) {
+        return accumulate_runs(base, runs, length, r, shift, c * per_chunk, std::min(per_chunk, total - c * per_chunk));
+    };
+    const auto combine = [&](const A& a, const A& b) { return r.combine(a, b); };
+    A result = r.identity();
+    cascade<A> pairwise;
+    const auto add = [&](std::size_t c, const A& value) {
+        if constexpr (R::pairwise) pairwise.push(value, combine);
+        else result = c == 0 ? value : combine(result, value);
+    };
+    if (exec == nullptr || pieces < 2) {
+        for (std::size_t c = 0; c < chunks; ++c) add(c, chunk_value(c));
+    } else {
+        pieces = std::min(pieces, chunks);
+        std::vector<A> values(chunks);
+        exec->parallel_for(pieces, [&](std::size_t piece) {
+            for (std::size_t c = piece * chunks / pieces; c < (piece + 1) * chunks / pieces; ++c) values[c] = chunk_value(c);
+        });
+        for (std::size_t c = 0; c < chunks; ++c) add(c, values[c]);
+    }
+    if constexpr (R::pairwise) return pairwise.total(result, combine);
+    else return result;
 }
 
 /// Log-sum-exp state of a stretch of elements: its maximum m and s = Σ e^(x − shift(m)), shift(m) = m, or 0
@@ -547,7 +607,7 @@ void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::s
                 return;
             }
         }
-        output[at[0]] = r.finish(accumulate_runs(base, runs, length, r, no_shift), count, no_shift);
+        output[at[0]] = r.finish(accumulate_run_chunks(nullptr, 1, base, runs, length, r, no_shift), count, no_shift);
     });
 }
 
@@ -570,13 +630,14 @@ void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::s
 // order of operations in blocks of cascade_block rows, so reduce_rows_in_bands can give the blocks to several
 // threads and combine their running rows exactly as here. Floating products keep one running row (restarting
 // from 1 every block, data in [0, 1) went through subnormals again each time: 2.4× slower).
-// Log-sum-exp takes the rows in blocks of lse_block_rows: the block's maximum (one pass from memory), then
-// Σ e^(x − shift) over the same rows (from cache), merged into a running (maximum, sum) pair of rows the way
-// log_sum_exp_state merges stretches.
+// Log-sum-exp takes the rows in blocks of lse_block_rows: in one pass the block's maximum and Σ e^(x − reference)
+// against a reference row from its first rows (log_sum_exp_block), merged into a running (maximum, sum) pair of
+// rows the way log_sum_exp_state merges stretches.
 
 /// Stack bytes an outer reduction may use for its rows of accumulators.
 inline constexpr std::size_t outer_row_budget = 32 * 1024;
-/// Rows per log-sum-exp block (a block of 2048-lane float rows is 512 KiB: it stays in L2 for the second pass).
+/// Rows per log-sum-exp block (a block of 1024-lane float rows is 256 KiB: a vector redone by log_sum_exp_block
+/// finds it in L2).
 inline constexpr std::size_t lse_block_rows = 64;
 
 /// `Rows` rows of accumulator lanes, `panel` lanes each (a power of two, at least a vector), left uninitialised,
@@ -772,27 +833,67 @@ void reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_
 }
 
 /// One log-sum-exp block of the outer kernel: `count` rows (pointers in `block`) of `w` lanes → the block's
-/// maximum row `top` (one pass, from memory) and its row of sums Σ e^(x − shift(top)) (a second pass, from cache);
-/// `shift` receives shift(top).
+/// maximum row `top` (NaN where a lane holds one), `shift` = shift_for(top) and the row of sums Σ e^(x − shift)
+/// (e^top — +inf, 0 or NaN — where top is not finite), as a two-pass block (maximum, then terms) would give them.
+///
+/// Algorithm: one pass from memory. A reference row comes from the maximum of the block's first (up to) four
+/// rows (log_sum_exp_reduction::reference_for_lanes); then, four rows at a time, top = max(top, x) and sums +=
+/// e^x over the reference — so the block is read once and its exponentials overlap the memory stream (the
+/// maximum first and the terms in a second pass from L2, as this kernel did before, ran at 0.72–0.75× this
+/// speed: the first pass waited on memory with nothing to overlap). Each lane's sum is then brought to top's
+/// shift (at_top). A lane whose top is not finite takes its known sum. A vector of lanes where some finite top
+/// is out of its reference's reach (reference_serves: a −inf first-rows estimate replaced by 0 far from the
+/// rest, or first rows ~60 or more below it) is redone from cache with the exact shift: one vector's second
+/// pass over the block, not the block's.
+/// Accuracy: float lanes keep the reference as a power of two and round no distance from it (see
+/// simd::exp_over_power_of_two), so the result is within a few ulp of the two-pass block's, whatever the distance
+/// (an earlier version with exp_shifted against the estimate lost up to 80 ulp of a result near 2 when the first
+/// rows lay 60 below the rest).
 template <class T>
 void log_sum_exp_block(const T* const* block, std::size_t count, std::size_t w, simd::compute_t<T>* top, simd::compute_t<T>* shift,
                        simd::compute_t<T>* sums) {
     using C = simd::compute_t<T>;
     using P = simd::pack<T>;
-    const log_sum_exp_reduction<T> lse;
-    const extreme_reduction<T, true> maximum;
-    fill_row(top, w, -std::numeric_limits<C>::infinity());
-    std::size_t i = 0;
-    for (; i + 4 <= count; i += 4) fold_rows<4, T>({block[i], block[i + 1], block[i + 2], block[i + 3]}, top, nullptr, w, maximum);
-    for (; i < count; ++i) fold_rows<1, T>({block[i]}, top, nullptr, w, maximum);
+    using lse = log_sum_exp_reduction<T>;
+    const auto maximum = [](const P& a, const P& b) { return simd::max_propagate_nan(a, b); };
+    fill_row(shift, w, -std::numeric_limits<C>::infinity());
+    if (count >= 4) fold_rows<4, T>({block[0], block[1], block[2], block[3]}, shift, nullptr, w, extreme_reduction<T, true>{});
+    else
+        for (std::size_t i = 0; i < count; ++i) fold_rows<1, T>({block[i]}, shift, nullptr, w, extreme_reduction<T, true>{});
     for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
-        store(shift + j, log_sum_exp_reduction<T>::shift_for_lanes(load(top + j)));
+        store(shift + j, lse::reference_for_lanes(load(shift + j)));
     });
+    fill_row(top, w, -std::numeric_limits<C>::infinity());
     fill_row(sums, w, C(0));
-    for (i = 0; i + 4 <= count; i += 4) fold_rows<4, T>({block[i], block[i + 1], block[i + 2], block[i + 3]}, sums, shift, w, lse);
-    for (; i < count; ++i) fold_rows<1, T>({block[i]}, sums, shift, w, lse);
+    const auto fold = [&]<std::size_t N>(const std::array<const T*, N> rows) {
+        for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+            const P reference = load(shift + j);
+            const auto term = [&](const P& x) { return lse::term_lanes(x, reference); };
+            if constexpr (N == 4) {
+                const P x0 = load(rows[0] + j), x1 = load(rows[1] + j), x2 = load(rows[2] + j), x3 = load(rows[3] + j);
+                store(top + j, maximum(load(top + j), maximum(maximum(x0, x1), maximum(x2, x3))));
+                store(sums + j, load(sums + j) + ((term(x0) + term(x1)) + (term(x2) + term(x3))));
+            } else {
+                const P x0 = load(rows[0] + j);
+                store(top + j, maximum(load(top + j), x0));
+                store(sums + j, load(sums + j) + term(x0));
+            }
+        });
+    };
+    std::size_t i = 0;
+    for (; i + 4 <= count; i += 4) fold(std::array<const T*, 4>{block[i], block[i + 1], block[i + 2], block[i + 3]});
+    for (; i < count; ++i) fold(std::array<const T*, 1>{block[i]});
     for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
-        store(sums + j, log_sum_exp_reduction<T>::sum_for_non_finite_lanes(P(load(top + j)), P(load(sums + j))));
+        const P t = load(top + j), reference = load(shift + j);
+        const P exact = lse::shift_for_lanes(t);
+        store(shift + j, exact);
+        if (simd::any((simd::abs(t) < P(std::numeric_limits<C>::infinity())) & !lse::reference_serves(t, reference))) {
+            P sum(C(0));
+            for (std::size_t k = 0; k < count; ++k) sum = sum + lse{}.lift_lanes(load(block[k] + j), exact);
+            store(sums + j, lse::sum_for_non_finite_lanes(t, sum));
+        } else {
+            store(sums + j, lse::sum_for_non_finite_lanes(t, lse::at_top(load(sums + j), reference, t)));
+        }
     });
 }
 
@@ -982,12 +1083,13 @@ bool reduce_line_in_chunks(const executor_ref& exec, const T* x, T* y, std::size
     return true;
 }
 
-/// Log-sum-exp of one output over several contiguous runs (every dimension reduced, the innermost contiguous and at
-/// least a vector long: what reduce_inner computes run by run), on an executor: log_sum_exp_of_runs with the runs'
-/// states in pieces. Returns false (nothing done) when the group is not that, or not worth cutting.
+/// One output over several contiguous runs (every dimension reduced, the innermost contiguous and at least a vector
+/// long: what reduce_inner computes), on an executor: log-sum-exp by runs (log_sum_exp_of_runs), every other
+/// function by chunks of runs (accumulate_run_chunks), in pieces. Returns false (nothing done) when the group is not
+/// that, or not worth cutting.
 template <class T, class R>
-bool reduce_runs_log_sum_exp_on(const executor_ref& exec, const T* input, T* output, const iter::loop_nest<2>& nest,
-                                iter::axis_set reduced, std::size_t count, const R& r) {
+bool reduce_runs_on(const executor_ref& exec, const T* input, T* output, const iter::loop_nest<2>& nest, iter::axis_set reduced,
+                    std::size_t count, const R& r) {
     if (nest.rank < 2 || reduced.count() != nest.rank) return false;
     const std::size_t last = nest.rank - 1;
     const std::size_t length = nest.sizes[last];
@@ -999,8 +1101,13 @@ bool reduce_runs_log_sum_exp_on(const executor_ref& exec, const T* input, T* out
     innermost.set(parts.group.rank - 1);
     const auto runs = iter::remove_dimensions(parts.group, innermost);
     iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {  // the one output
-        const auto state = log_sum_exp_of_runs(&exec, wanted, input + at[1], runs, length, r);
-        output[at[0]] = r.finish(state.sum, count, R::shift_for(state.maximum));
+        if constexpr (R::shifted) {
+            const auto state = log_sum_exp_of_runs(&exec, wanted, input + at[1], runs, length, r);
+            output[at[0]] = r.finish(state.sum, count, R::shift_for(state.maximum));
+        } else {
+            const typename R::accumulator no_shift = r.identity();
+            output[at[0]] = r.finish(accumulate_run_chunks(&exec, wanted, input + at[1], runs, length, r, no_shift), count, no_shift);
+        }
     });
     return true;
 }
@@ -1009,9 +1116,9 @@ bool reduce_runs_log_sum_exp_on(const executor_ref& exec, const T* input, T* out
 /// layout with nothing else kept) is cut into bands of whole blocks of rows (reduce_rows_in_bands,
 /// reduce_rows_log_sum_exp_in_bands); a single contiguous line reduced by a function with line blocks (sums,
 /// max/min, integer products) into aligned chunks of its cascade (reduce_line_in_chunks), by log-sum-exp or a
-/// floating product into its fixed blocks (reduce_run_in_blocks), several runs into one log-sum-exp by runs
-/// (reduce_runs_log_sum_exp_on); anything else into pieces of independent outputs (exec/split.hpp). Other single
-/// outputs of a group of several runs (sums, max/min, products) run on one thread, so far.
+/// floating product into its fixed blocks (reduce_run_in_blocks), several runs into one output by runs
+/// (log-sum-exp) or chunks of runs (reduce_runs_on); anything else into pieces of independent outputs
+/// (exec/split.hpp).
 template <class T, class R>
 void run_reduce_on(const executor_ref& exec, const T* input, T* output, const iter::loop_nest<2>& nest, iter::axis_set reduced,
                    std::size_t count, const R& r) {
@@ -1028,10 +1135,8 @@ void run_reduce_on(const executor_ref& exec, const T* input, T* output, const it
                 else output[nest.offsets[0]] = r.finish(folded, count, r.identity());
                 return;
             }
-            if constexpr (R::shifted) {  // one output over several runs: the runs
-                if (reduce_runs_log_sum_exp_on(exec, input, output, nest, reduced, count, r)) return;
-            }
         }
+        if (reduce_runs_on(exec, input, output, nest, reduced, count, r)) return;  // one output over several runs
         const bool rows_reduced = nest.rank == 2 && reduced.test(0) && !reduced.test(1) && nest.inner_is_contiguous({0, 1});
         if (rows_reduced && wanted_pieces(exec, bytes) > 1 && nest.sizes[1] >= simd::lanes<T>) {
             const std::size_t n = nest.sizes[0], width = nest.sizes[1];

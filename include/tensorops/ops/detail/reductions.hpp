@@ -17,7 +17,9 @@
 //                        line); pairwise sums need it anyway, max/min and integer sums and products take it (their
 //                        values do not depend on the order; NaN payloads and the sign of a zero max would), floating
 //                        products do not (subnormals, as for row_blocks)
-// The lane versions (lift_lanes, combine_lanes, reduce_lanes, finish_lanes) mirror them on simd packs.
+// The lane versions (lift_lanes, combine_lanes, reduce_lanes, finish_lanes) mirror them on simd packs. Log-sum-exp
+// adds reference_for_lanes, term_lanes, reference_serves and at_top for the outer kernel's one-pass blocks, whose
+// terms are taken against an estimate of the maximum and brought to the maximum's shift after.
 #pragma once
 
 #include <cmath>
@@ -220,6 +222,47 @@ struct log_sum_exp_reduction {
     /// Lanes of a group with a finite maximum (= shift) only: see simd::exp_shifted and sum_for_non_finite.
     template <class P>
     [[nodiscard]] P lift_lanes(const P& x, const P& shift) const { return simd::exp_shifted(x, shift); }
+
+    // One-pass blocks (the outer kernel's log_sum_exp_block): terms are taken against a reference made from an
+    // estimate of the block's maximum before its true maximum, top, is known, and brought to top's shift after.
+    // Float lanes (float and float16 data) keep the reference as an integer power of two, k, so that neither the
+    // terms nor the factor that brings them to top round a distance from the reference (simd::exp_over_power_of_two,
+    // simd::power_of_two_over_exp); double lanes keep the estimate and lose ~2^−53 per unit of distance.
+
+    /// The reference for lanes whose maximum is estimated (from below) by `estimate`: round(estimate · log2 e) for
+    /// float lanes, the estimate itself otherwise; 0 where the estimate is ±inf, as shift_for_lanes.
+    template <class P>
+    [[nodiscard]] static P reference_for_lanes(const P& estimate) {
+        using C = typename P::value_type;
+        if constexpr (std::is_same_v<C, float>) return simd::round_to_integer(shift_for_lanes(estimate) * P(simd::log2e_float));
+        else return shift_for_lanes(estimate);
+    }
+    /// e^x over the reference, for lanes the reference serves (reference_serves).
+    template <class P>
+    [[nodiscard]] static P term_lanes(const P& x, const P& reference) {
+        if constexpr (std::is_same_v<typename P::value_type, float>) return simd::exp_over_power_of_two(x, reference);
+        else return simd::exp_shifted(x, reference);
+    }
+    /// Lanes whose finite maximum `top` the reference serves: every term at most 2^96 (e^64 for double lanes), the
+    /// largest at least 2^−1 — so a block's sum of terms is neither large nor small, and at_top applies. False where
+    /// top is not finite.
+    template <class P>
+    [[nodiscard]] static simd::mask_of<P> reference_serves(const P& top, const P& reference) {
+        using C = typename P::value_type;
+        if constexpr (std::is_same_v<C, float>) {
+            const P distance = simd::fms(top, P(simd::log2e_float), reference);
+            return (simd::abs(reference) <= P(0x1p22f)) & (distance >= P(-1.0f)) & (distance <= P(96.0f));
+        } else {
+            const P distance = top - reference;
+            return (distance >= P(C(-1))) & (distance <= P(C(64)));
+        }
+    }
+    /// Σ e^(x − top) from `sum` = Σ term_lanes(x, reference), for lanes the reference serves.
+    template <class P>
+    [[nodiscard]] static P at_top(const P& sum, const P& reference, const P& top) {
+        if constexpr (std::is_same_v<typename P::value_type, float>) return sum * simd::power_of_two_over_exp(reference, top);
+        else return sum * simd::exp(reference - top);
+    }
     template <class P>
     [[nodiscard]] P combine_lanes(const P& a, const P& b) const { return a + b; }
     template <class P>
