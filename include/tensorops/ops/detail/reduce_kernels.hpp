@@ -184,6 +184,9 @@ void reduce_strided(const T* input, T* output, const reduce_nests<>& parts, std:
 /// Vector accumulators of the inner kernel.
 inline constexpr std::size_t inner_accumulators = 8;
 
+/// The `count` of accumulate_runs_after and accumulate_runs that means every run of the nest.
+inline constexpr std::size_t all_runs = static_cast<std::size_t>(-1);
+
 /// The combination of the accumulators, as a balanced tree.
 template <class P, std::size_t N, class Combine>
 P combine_all(const std::array<P, N>& accumulators, Combine&& combine) {
@@ -196,12 +199,14 @@ P combine_all(const std::array<P, N>& accumulators, Combine&& combine) {
     }
 }
 
-/// The accumulated value of the runs that visit_runs(run) passes to run(x) in turn, each `length` contiguous
-/// elements from x (the inner kernel's loop), its vector blocks joining `blocks`: the cascade of the blocks before
-/// the first run when the group's first blocks were summed elsewhere (reduce_line_in_chunks).
-template <class T, class R, class VisitRuns>
-typename R::accumulator accumulate_visited_runs(VisitRuns&& visit_runs, std::size_t length, const R& r, const typename R::accumulator& shift,
-                                                cascade<simd::pack<T>>& blocks) {
+/// The accumulated value of the runs (the inner kernel's loop) of a nest (`runs`: the group without its innermost
+/// dimension, each run `length` contiguous elements from base + its offset) — all of them, or `count` from the
+/// first-th in row-major order — its vector blocks joining `blocks`: the cascade of the blocks before the first run
+/// when the group's first blocks were summed elsewhere (reduce_line_in_chunks).
+template <class T, class R>
+typename R::accumulator accumulate_runs_after(const T* base, const iter::loop_nest<2>& runs, std::size_t length, const R& r,
+                                              const typename R::accumulator& shift, cascade<simd::pack<T>>& blocks,
+                                              std::size_t first = 0, std::size_t count = all_runs) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
     using A = typename R::accumulator;
@@ -227,7 +232,8 @@ typename R::accumulator accumulate_visited_runs(VisitRuns&& visit_runs, std::siz
             }
         }
     };
-    visit_runs([&](const T* x) {
+    const auto accumulate_run = [&](const std::array<std::ptrdiff_t, 2>& at) {
+        const T* x = base + at[1];
         std::array<P, U> acc = accumulators;  // in registers along the run
         std::size_t steps = in_block;         // likewise (through the reference it would live in memory)
         std::size_t j = 0;
@@ -259,31 +265,18 @@ typename R::accumulator accumulate_visited_runs(VisitRuns&& visit_runs, std::siz
             }
         }
         rest = tail;
-    });
+    };
+    if (count == all_runs) iter::for_each_element(runs, accumulate_run);
+    else iter::for_each_element_from(runs, first, count, accumulate_run);
     const P lanes = blocks.total(combine_all(accumulators, combine), combine);
     return r.combine(r.reduce_lanes(lanes), scalar_blocks.total(rest, combine_scalars));
-}
-
-/// accumulate_visited_runs of the runs of a nest (`runs`: the group without its innermost dimension, each run
-/// from base + its offset), all of them or `count` from the first-th (in row-major order), after `blocks`.
-template <class T, class R>
-typename R::accumulator accumulate_runs_after(const T* base, const iter::loop_nest<2>& runs, std::size_t length, const R& r,
-                                              const typename R::accumulator& shift, cascade<simd::pack<T>>& blocks,
-                                              std::size_t first = 0, std::size_t count = std::size_t(-1)) {
-    return accumulate_visited_runs<T>(
-        [&](const auto& run) {
-            const auto visit = [&](const std::array<std::ptrdiff_t, 2>& at) { run(base + at[1]); };
-            if (count == std::size_t(-1)) iter::for_each_element(runs, visit);
-            else iter::for_each_element_from(runs, first, count, visit);
-        },
-        length, r, shift, blocks);
 }
 
 /// The accumulated value of the runs of one group (the inner kernel's loop), or of `count` of them from the
 /// first-th.
 template <class T, class R>
 typename R::accumulator accumulate_runs(const T* base, const iter::loop_nest<2>& runs, std::size_t length, const R& r,
-                                        const typename R::accumulator& shift, std::size_t first = 0, std::size_t count = std::size_t(-1)) {
+                                        const typename R::accumulator& shift, std::size_t first = 0, std::size_t count = all_runs) {
     cascade<simd::pack<T>> blocks;  // left uninitialised: levels are written before they are read
     return accumulate_runs_after(base, runs, length, r, shift, blocks, first, count);
 }
