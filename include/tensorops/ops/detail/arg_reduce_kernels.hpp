@@ -9,7 +9,7 @@
 //            the best value and the step (four vectors) that reached it (locate_extreme); blocks are compared
 //            as scalars, and only the winning step is searched again for the position — one pass over memory;
 //   outer    (a kept dimension is contiguous, lanes of 32 or 64 bits): per lane, the best value and its flat
-//            index, compared with the extreme of every four rows and updated (with selects) only where it changes;
+//            index, compared with each row in walk order and updated (with selects) only where it changes;
 //   strided  every other case, user types and 8/16-bit lanes in the outer layout: scalar, ties broken by
 //            flat index, so it does not depend on the walk order.
 // The kernels write through an `index_output`, which sees the output's storage as unsigned integers of its width:
@@ -294,52 +294,37 @@ void arg_reduce_inner(const T* input, const index_output& output, const reduce_n
 }
 
 // ---------------------------------------------------------------------------------------------
-// Outer: per column, the best value and its flat index, four rows at a time.
+// Outer: per column, the best value and its flat index, one row at a time.
 //
 // Algorithm. A "row" is the stretch of the contiguous kept dimension at one element of the group; rows are
-// taken in walk order (increasing flat index) four at a time (the last group may hold fewer). For each vector
-// of columns: the lane-wise extreme of the four rows, in registers (NaN-propagating max/min), is compared with
-// the running best (`replaces`, lane-wise); only when some lane is replaced are the four rows, still in
-// registers, looked at again to find that lane's first (Last: last) occurrence, and the best value and index
-// stored. On most data the running best soon stops changing: per four rows and vector that is four loads,
-// three max/min, one load of the best and a compare, and no store — less than the plain MAX kernel, which
-// stores its accumulator. On adversarial data (increasing rows, or many ties with Last) every group stores.
+// taken in walk order (increasing flat index), one at a time, so memory is read as one stream wherever the rows
+// lie back to back. For each vector of columns the row is compared with the running best (`replaces`,
+// lane-wise); only where some lane is replaced are the best value and index stored. On most data the running best
+// soon stops changing: per row and vector that is two loads and a compare, and no store — less than the plain MAX
+// kernel, which stores its accumulator. On adversarial data (increasing rows, or many ties with Last) every row
+// stores. (Four rows at a time, their extreme first, read four pages at once: on an AMD Zen 5 that ran at 0.45×
+// the speed of one row at a time, 64 MiB of f32 rows of 4 KiB.)
 
-/// A row of the group and its flat index.
-template <class T>
-struct indexed_row {
-    const T* row;
-    std::ptrdiff_t index;
-};
-
-/// The running best (value, flat index) of `width` columns against N more rows, in walk order (see above).
-/// `first`: there is no running best yet, the rows' extreme and its position become it.
-template <std::size_t N, bool Maximum, bool Last, class T, class C, class L>
-void arg_update_rows(const std::array<indexed_row<T>, N> rows, C* best, L* best_index, std::size_t width, bool first) {
+/// The running best (value, flat index) of `width` columns against one more row, `index` its flat index (rows
+/// come in walk order, see above). `first`: there is no running best yet, the row and its index become it.
+template <bool Maximum, bool Last, class T, class C, class L>
+void arg_update_row(const T* row, std::ptrdiff_t index, C* best, L* best_index, std::size_t width, bool first) {
     using P = simd::pack<T>;
     using Q = simd::lane_index_pack<P>;
-    const extreme_reduction<T, Maximum> extreme;
+    const Q row_index(static_cast<L>(index));
     for_each_row_vector<T>(width, [&](std::size_t j, const auto& load, const auto& store) {
-        std::array<P, N> v;
-        iter::unrolled<N>([&](auto k) { v[k] = load(rows[k].row + j); });
-        P candidate = v[0];
-        iter::unrolled<N - 1>([&](auto k) { candidate = extreme.combine_lanes(candidate, v[k + 1]); });
-        const P current = first ? candidate : P(load(best + j));
-        const auto replace = first ? simd::mask_of<P>(true) : replaces_lanes<Maximum, Last>(candidate, current);
+        const P candidate = load(row + j);
+        if (first) {
+            store(best + j, candidate);
+            store(best_index + j, row_index);
+            return;
+        }
+        const P current = load(best + j);
+        const auto replace = replaces_lanes<Maximum, Last>(candidate, current);
         if (!simd::any(replace)) [[likely]]
             return;
-        // The rows in walk order (Last: backwards): the first that holds a lane's extreme gives its index.
-        const auto candidate_nan = simd::is_nan(candidate);
-        auto missing = replace;
-        Q found_index(L(0));
-        iter::unrolled<N>([&](auto k) {
-            constexpr std::size_t r = Last ? N - 1 - k : k;
-            const auto hit = missing & matches(v[r], candidate, candidate_nan);
-            found_index = simd::select_lanes<P>(hit, Q(static_cast<L>(rows[r].index)), found_index);
-            missing = missing & !hit;
-        });
         store(best + j, simd::select(replace, candidate, current));
-        store(best_index + j, simd::select_lanes<P>(replace, found_index, first ? found_index : Q(load(best_index + j))));
+        store(best_index + j, simd::select_lanes<P>(replace, row_index, Q(load(best_index + j))));
     });
 }
 
@@ -351,34 +336,20 @@ void arg_reduce_rows(const T* x, const index_output& y, std::size_t width, const
     accumulator_rows<C, 1, outer_row_budget / 2> values;  // the running best
     accumulator_rows<index_lane, 1, outer_row_budget / 2> indices;
     constexpr std::size_t panel = std::min(values.panel, indices.panel);
-    std::array<indexed_row<T>, 4> pending_rows;
     for (std::size_t start = 0; start < width; start += panel) {
         const std::size_t w = std::min(panel, width - start);
         C* best = values.row(0);
         index_lane* best_index = indices.row(0);
         bool first = true;
-        std::size_t pending = 0;
-        const auto flush = [&] {
-            const auto& r = pending_rows;
-            switch (pending) {
-                case 4: arg_update_rows<4, Maximum, Last, T>({r[0], r[1], r[2], r[3]}, best, best_index, w, first); break;
-                case 3: arg_update_rows<3, Maximum, Last, T>({r[0], r[1], r[2]}, best, best_index, w, first); break;
-                case 2: arg_update_rows<2, Maximum, Last, T>({r[0], r[1]}, best, best_index, w, first); break;
-                default: arg_update_rows<1, Maximum, Last, T>({r[0]}, best, best_index, w, first); break;
-            }
-            first = false;
-            pending = 0;
-        };
         const std::size_t last = group.rank - 1;
         iter::for_each_outer_index(group, last, [&](const std::array<std::ptrdiff_t, 3>& line) {
             const T* row = x + start + line[1];
             std::ptrdiff_t index = index_base + line[2];
             for (std::size_t i = 0; i < group.sizes[last]; ++i, row += group.strides[1][last], index += group.strides[2][last]) {
-                pending_rows[pending] = {row, index};
-                if (++pending == pending_rows.size()) flush();
+                arg_update_row<Maximum, Last>(row, index, best, best_index, w, first);
+                first = false;
             }
         });
-        if (pending != 0) flush();
         y.put_contiguous(static_cast<std::ptrdiff_t>(start), best_index, w);
     }
 }
@@ -420,7 +391,7 @@ void run_arg_reduce(const T* input, const index_output& output, const iter::loop
 
 /// The outer kernel for a group of one line of `n` rows (`step` apart, flat indices index_base + i · index_step)
 /// on an executor: bands of rows are shared out, each finds every column's best value and its index within the
-/// band (arg_update_rows, four rows at a time), and the calling thread takes the bands in walk order with the
+/// band (arg_update_row, one row at a time), and the calling thread takes the bands in walk order with the
 /// comparison rule itself (`replaces`). Comparisons are exact, so the answer is the sequential one; each thread
 /// streams whole rows.
 template <bool Maximum, bool Last, class T>
@@ -435,14 +406,9 @@ void arg_reduce_rows_in_bands(const executor_ref& exec, const T* x, const index_
         const std::size_t first_row = band * n / bands, end = (band + 1) * n / bands;
         C* values = best.data() + band * width;
         L* indices = best_index.data() + band * width;
-        const auto row = [&](std::size_t i) {
-            return indexed_row<T>{x + static_cast<std::ptrdiff_t>(i) * step, index_base + static_cast<std::ptrdiff_t>(i) * index_step};
-        };
-        bool first = true;
-        std::size_t i = first_row;
-        for (; i + 4 <= end; i += 4, first = false)
-            arg_update_rows<4, Maximum, Last, T>({row(i), row(i + 1), row(i + 2), row(i + 3)}, values, indices, width, first);
-        for (; i < end; ++i, first = false) arg_update_rows<1, Maximum, Last, T>({row(i)}, values, indices, width, first);
+        for (std::size_t i = first_row; i < end; ++i)
+            arg_update_row<Maximum, Last>(x + static_cast<std::ptrdiff_t>(i) * step, index_base + static_cast<std::ptrdiff_t>(i) * index_step, values,
+                                          indices, width, i == first_row);
     });
     for (std::size_t band = 1; band < bands; ++band) {
         const C* values = best.data() + band * width;

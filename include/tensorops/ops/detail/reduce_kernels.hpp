@@ -189,7 +189,7 @@ inline constexpr std::size_t all_runs = static_cast<std::size_t>(-1);
 
 /// The combination of the accumulators, as a balanced tree.
 template <class P, std::size_t N, class Combine>
-P combine_all(const std::array<P, N>& accumulators, Combine&& combine) {
+[[gnu::always_inline]] inline P combine_all(const std::array<P, N>& accumulators, Combine&& combine) {
     if constexpr (N == 1) {
         return accumulators[0];
     } else {
@@ -199,6 +199,96 @@ P combine_all(const std::array<P, N>& accumulators, Combine&& combine) {
     }
 }
 
+/// The inner kernel's running state over the contiguous runs of one group: the vector accumulators and the steps
+/// taken in the current block, the cascade of vector blocks, and the scalar accumulator of the run ends with its
+/// own cascade. `add_run` continues it along one run; `value` is the accumulated value of everything added. Both
+/// are always inlined so that a caller walking one run keeps the accumulators in registers from the first vector
+/// to the horizontal step (the per-output cost of rows of a few KiB: ~80 cycles through a closure and memory,
+/// which did not overlap the memory stream).
+template <class T, class R>
+struct inner_runs {
+    using P = simd::pack<T>;
+    using A = typename R::accumulator;
+    static constexpr std::size_t W = P::size;
+    static constexpr std::size_t U = inner_accumulators;
+
+    const R& r;
+    A shift;
+    cascade<P>& blocks;
+    std::array<P, U> accumulators;
+    std::size_t in_block = 0;       // steps per lane since the last push
+    A rest;                         // the run ends narrower than a vector
+    std::size_t rest_in_block = 0;  // elements since rest's last push
+    cascade<A> scalar_blocks;
+
+    inner_runs(const R& reduction, const A& shift_value, cascade<P>& vector_blocks)
+        : r(reduction), shift(shift_value), blocks(vector_blocks), rest(reduction.identity()) {
+        accumulators.fill(P(static_cast<simd::compute_t<T>>(r.identity())));
+    }
+
+    [[gnu::always_inline]] P combine_lanes(const P& a, const P& b) const { return r.combine_lanes(a, b); }
+
+    /// After `done` more steps (never past the end of a block): at the end of a block, its total joins the cascade.
+    [[gnu::always_inline]] void end_steps(std::array<P, U>& acc, std::size_t& steps, std::size_t done) {
+        if constexpr (R::line_blocks) {
+            steps += done;
+            if (steps == cascade_block) {
+                blocks.push(combine_all(acc, [&](const P& a, const P& b) { return combine_lanes(a, b); }),
+                            [&](const P& a, const P& b) { return combine_lanes(a, b); });
+                acc.fill(P(static_cast<simd::compute_t<T>>(r.identity())));
+                steps = 0;
+            }
+        }
+    }
+
+    /// Continues the accumulation along the `length` contiguous elements at x.
+    [[gnu::always_inline]] void add_run(const T* x, std::size_t length) {
+        using C = simd::compute_t<T>;
+        const P shift_lanes(static_cast<C>(shift));
+        std::array<P, U> acc = accumulators;  // in registers along the run
+        std::size_t steps = in_block;         // likewise
+        std::size_t j = 0;
+        while (j + U * W <= length) {
+            // The whole steps up to the end of the run or of the block: a counted loop, the block's push after it.
+            std::size_t now = (length - j) / (U * W);
+            if constexpr (R::line_blocks) now = std::min(now, cascade_block - steps);
+            for (std::size_t s = 0; s < now; ++s, j += U * W) {
+                simd::prefetch_ahead(x + j, simd::prefetch_distance, U * W * sizeof(T));
+                iter::unrolled<U>([&](auto k) { acc[k] = combine_lanes(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes)); });
+            }
+            end_steps(acc, steps, now);
+        }
+        for (; j + W <= length; j += W) {
+            acc[0] = combine_lanes(acc[0], r.lift_lanes(simd::load(x + j), shift_lanes));
+            end_steps(acc, steps, 1);
+        }
+        accumulators = acc;
+        in_block = steps;
+        if (j == length) return;
+        A tail = rest;
+        for (; j < length; ++j) {
+            tail = r.combine(tail, r.lift(x[j], shift));
+            if constexpr (R::line_blocks) {
+                if (++rest_in_block == cascade_block) {
+                    scalar_blocks.push(tail, [&](const A& a, const A& b) { return r.combine(a, b); });
+                    tail = r.identity();
+                    rest_in_block = 0;
+                }
+            }
+        }
+        rest = tail;
+    }
+
+    /// The accumulated value of every run added: the vector blocks' cascade and the accumulators, one horizontal
+    /// step, then the run ends.
+    [[gnu::always_inline]] A value() const {
+        const auto combine = [&](const P& a, const P& b) { return combine_lanes(a, b); };
+        const auto combine_scalars = [&](const A& a, const A& b) { return r.combine(a, b); };
+        const P lanes = blocks.total(combine_all(accumulators, combine), combine);
+        return r.combine(r.reduce_lanes(lanes), scalar_blocks.total(rest, combine_scalars));
+    }
+};
+
 /// The accumulated value of the runs (the inner kernel's loop) of a nest (`runs`: the group without its innermost
 /// dimension, each run `length` contiguous elements from base + its offset) — all of them, or `count` from the
 /// first-th in row-major order — its vector blocks joining `blocks`: the cascade of the blocks before the first run
@@ -207,69 +297,15 @@ template <class T, class R>
 typename R::accumulator accumulate_runs_after(const T* base, const iter::loop_nest<2>& runs, std::size_t length, const R& r,
                                               const typename R::accumulator& shift, cascade<simd::pack<T>>& blocks,
                                               std::size_t first = 0, std::size_t count = all_runs) {
-    using P = simd::pack<T>;
-    using C = simd::compute_t<T>;
-    using A = typename R::accumulator;
-    constexpr std::size_t W = P::size;
-    constexpr std::size_t U = inner_accumulators;
-    const P identity(static_cast<C>(r.identity()));
-    const P shift_lanes(static_cast<C>(shift));
-    const auto combine = [&](const P& a, const P& b) { return r.combine_lanes(a, b); };
-    const auto combine_scalars = [&](const A& a, const A& b) { return r.combine(a, b); };
-    cascade<A> scalar_blocks;
-    std::array<P, U> accumulators;
-    accumulators.fill(identity);
-    A rest = r.identity();
-    std::size_t in_block = 0, rest_in_block = 0;  // elements per lane since the last push
-    // After `done` more steps (never past the end of a block): at the end of a block, its total joins the cascade.
-    const auto end_of_steps = [&](std::array<P, U>& acc, std::size_t& steps, std::size_t done) {
-        if constexpr (R::line_blocks) {
-            steps += done;
-            if (steps == cascade_block) {
-                blocks.push(combine_all(acc, combine), combine);
-                acc.fill(identity);
-                steps = 0;
-            }
-        }
-    };
-    const auto accumulate_run = [&](const std::array<std::ptrdiff_t, 2>& at) {
-        const T* x = base + at[1];
-        std::array<P, U> acc = accumulators;  // in registers along the run
-        std::size_t steps = in_block;         // likewise (through the reference it would live in memory)
-        std::size_t j = 0;
-        while (j + U * W <= length) {
-            // The whole steps up to the end of the run or of the block: a counted loop, the block's push after it.
-            std::size_t now = (length - j) / (U * W);
-            if constexpr (R::line_blocks) now = std::min(now, cascade_block - steps);
-            for (std::size_t s = 0; s < now; ++s, j += U * W) {
-                simd::prefetch_ahead(x + j, simd::prefetch_distance, U * W * sizeof(T));
-                iter::unrolled<U>([&](auto k) { acc[k] = combine(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes)); });
-            }
-            end_of_steps(acc, steps, now);
-        }
-        for (; j + W <= length; j += W) {
-            acc[0] = combine(acc[0], r.lift_lanes(simd::load(x + j), shift_lanes));
-            end_of_steps(acc, steps, 1);
-        }
-        accumulators = acc;
-        in_block = steps;
-        A tail = rest;
-        for (; j < length; ++j) {
-            tail = r.combine(tail, r.lift(x[j], shift));
-            if constexpr (R::line_blocks) {
-                if (++rest_in_block == cascade_block) {
-                    scalar_blocks.push(tail, combine_scalars);
-                    tail = r.identity();
-                    rest_in_block = 0;
-                }
-            }
-        }
-        rest = tail;
-    };
-    if (count == all_runs) iter::for_each_element(runs, accumulate_run);
-    else iter::for_each_element_from(runs, first, count, accumulate_run);
-    const P lanes = blocks.total(combine_all(accumulators, combine), combine);
-    return r.combine(r.reduce_lanes(lanes), scalar_blocks.total(rest, combine_scalars));
+    inner_runs<T, R> state(r, shift, blocks);
+    if (runs.rank == 0 && first == 0 && count != 0) {  // one run: no walk
+        state.add_run(base + runs.offsets[1], length);
+        return state.value();
+    }
+    const auto add = [&](const std::array<std::ptrdiff_t, 2>& at) { state.add_run(base + at[1], length); };
+    if (count == all_runs) iter::for_each_element(runs, add);
+    else iter::for_each_element_from(runs, first, count, add);
+    return state.value();
 }
 
 /// The accumulated value of the runs of one group (the inner kernel's loop), or of `count` of them from the
@@ -608,12 +644,13 @@ void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::s
 // Outer: the innermost dimension is kept and contiguous; vectorise across it, streaming whole rows.
 //
 // Algorithm. Call a "row" the stretch of the innermost kept dimension at one element of the group. The
-// group's rows are walked in the nest's order and combined lane-wise into a row of accumulators that stays
-// in L1: four input rows are combined with each other first, ((x0 ∘ x1) ∘ (x2 ∘ x3)), then into the
-// accumulator row, so the accumulators cost one load and one store per four input vectors and memory is read
-// row after row as it lies, which the hardware prefetchers follow. (Walking a narrow tile of columns down
-// all the rows, with the accumulators in registers, ran at a third of the read bandwidth; cutting rows into
-// 256-lane panels at three quarters: bench/RESULTS.md.) Rows wider than a panel — what fits in
+// group's rows are walked in the nest's order, one at a time, and combined lane-wise into a row of accumulators
+// that stays in L1 (a load and a store of the accumulator per input vector, which L1 serves many times faster than
+// memory), so memory is read row after row as it lies: one stream, which the hardware prefetchers follow. (Walking
+// a narrow tile of columns down all the rows, with the accumulators in registers, ran at a third of the read
+// bandwidth; cutting rows into 256-lane panels at three quarters; four rows at a time, combined with each other
+// before the accumulator, read four pages at once: on an AMD Zen 5 half the speed of one row at a time, 64 MiB of
+// f32 rows of 4 KiB — bench/RESULTS.md.) Rows wider than a panel — what fits in
 // outer_row_budget bytes of accumulator rows — are cut into panels, each walked over all the rows. No
 // horizontal step at all; row ends narrower than a vector use partial loads.
 // Three rows of accumulators: the running row takes cascade_block input rows and then joins the block row,
@@ -703,18 +740,17 @@ template <class T>
     return std::max<std::size_t>(1, std::min(wanted, panel / width));
 }
 
-/// Calls visit(row, step, n, lanes) for the group's rows from `base` in order: n = 4 rows `step` apart when
-/// there are four left, else n = 1; each row is `fuse` back-to-back rows of `width` (lanes = fuse · width)
-/// while whole ones remain in the line, then single rows (lanes = width).
+/// Calls visit(row, lanes) for the group's rows from `base` in order, one at a time: each row is `fuse`
+/// back-to-back rows of `width` (lanes = fuse · width) while whole ones remain in the line, then single rows
+/// (lanes = width).
 template <class T, class Visit>
-void for_each_row_quad(const T* base, const iter::loop_nest<2>& group, std::size_t width, std::size_t fuse, Visit&& visit) {
+void for_each_row(const T* base, const iter::loop_nest<2>& group, std::size_t width, std::size_t fuse, Visit&& visit) {
     for_each_group_line(base, group, [&](const T* line, std::size_t length, std::ptrdiff_t step) {
         const std::size_t wide = fuse * width;
         const std::ptrdiff_t wide_step = static_cast<std::ptrdiff_t>(fuse) * step;
         std::size_t i = 0;
-        for (; i + 4 * fuse <= length; i += 4 * fuse, line += 4 * wide_step) visit(line, wide_step, std::size_t{4}, wide);
-        for (; i + fuse <= length; i += fuse, line += wide_step) visit(line, wide_step, std::size_t{1}, wide);
-        for (; i < length; ++i, line += step) visit(line, step, std::size_t{1}, width);
+        for (; i + fuse <= length; i += fuse, line += wide_step) visit(line, wide);
+        for (; i < length; ++i, line += step) visit(line, width);
     });
 }
 
@@ -737,11 +773,10 @@ void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& 
         for (std::size_t k = 0; k < levels; ++k) fill_row(rows.row(k), lanes, identity);
         C* running = rows.row(0);
         std::size_t rows_in_block = 0, blocks = 0;
-        for_each_row_quad(x + start, group, w, fuse, [&](const T* row, std::ptrdiff_t step, std::size_t n, std::size_t row_lanes) {
-            if (n == 4) fold_rows<4, T>({row, row + step, row + 2 * step, row + 3 * step}, running, nullptr, row_lanes, r);
-            else fold_rows<1, T>({row}, running, nullptr, row_lanes, r);
+        for_each_row(x + start, group, w, fuse, [&](const T* row, std::size_t row_lanes) {
+            fold_rows<1, T>({row}, running, nullptr, row_lanes, r);
             if constexpr (R::row_blocks) {
-                if ((rows_in_block += n) < cascade_block) return;
+                if (++rows_in_block < cascade_block) return;
                 combine_rows<T>(rows.row(1), running, lanes, r);
                 fill_row(running, lanes, identity);
                 rows_in_block = 0;
@@ -766,7 +801,7 @@ void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& 
 
 /// reduce_rows for a group of one line of `n` rows, `step` apart, whose rows are not fused, on an executor: the
 /// blocks of cascade_block rows are shared out (pieces of whole blocks), each block's running row is computed
-/// exactly as reduce_rows computes it (quads from the block's first row, single rows at the end of the last) and
+/// exactly as reduce_rows computes it (its rows one at a time, in order) and
 /// kept in `partial`; then the calling thread combines the running rows into the block and total rows in
 /// order, as reduce_rows does. Every output is therefore bit-identical to reduce_rows'. Each thread streams
 /// whole rows, which the hardware prefetchers follow (cutting the rows between threads instead ran at half the
@@ -789,9 +824,7 @@ void reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_
                 C* running = partial.data() + b * width + start;
                 fill_row(running, w, identity);
                 const T* row = x + start + static_cast<std::ptrdiff_t>(first) * step;
-                std::size_t i = first;
-                for (; i + 4 <= end; i += 4, row += 4 * step) fold_rows<4, T>({row, row + step, row + 2 * step, row + 3 * step}, running, nullptr, w, r);
-                for (; i < end; ++i, row += step) fold_rows<1, T>({row}, running, nullptr, w, r);
+                for (std::size_t i = first; i < end; ++i, row += step) fold_rows<1, T>({row}, running, nullptr, w, r);
             }
         }
     });
@@ -830,7 +863,7 @@ void reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_
 /// (e^top — +inf, 0 or NaN — where top is not finite), as a two-pass block (maximum, then terms) would give them.
 ///
 /// Algorithm: one pass from memory. A reference row comes from the maximum of the block's first (up to) four
-/// rows (log_sum_exp_reduction::reference_for_lanes); then, four rows at a time, top = max(top, x) and sums +=
+/// rows (log_sum_exp_reduction::reference_for_lanes); then, row by row, top = max(top, x) and sums +=
 /// e^x over the reference — so the block is read once and its exponentials overlap the memory stream (the
 /// maximum first and the terms in a second pass from L2, as this kernel did before, ran at 0.72–0.75× this
 /// speed: the first pass waited on memory with nothing to overlap). Each lane's sum is then brought to top's
@@ -858,24 +891,14 @@ void log_sum_exp_block(const T* const* block, std::size_t count, std::size_t w, 
     });
     fill_row(top, w, -std::numeric_limits<C>::infinity());
     fill_row(sums, w, C(0));
-    const auto fold = [&]<std::size_t N>(const std::array<const T*, N> rows) {
+    for (std::size_t i = 0; i < count; ++i) {
+        const T* row = block[i];
         for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
-            const P reference = load(shift + j);
-            const auto term = [&](const P& x) { return lse::term_lanes(x, reference); };
-            if constexpr (N == 4) {
-                const P x0 = load(rows[0] + j), x1 = load(rows[1] + j), x2 = load(rows[2] + j), x3 = load(rows[3] + j);
-                store(top + j, maximum(load(top + j), maximum(maximum(x0, x1), maximum(x2, x3))));
-                store(sums + j, load(sums + j) + ((term(x0) + term(x1)) + (term(x2) + term(x3))));
-            } else {
-                const P x0 = load(rows[0] + j);
-                store(top + j, maximum(load(top + j), x0));
-                store(sums + j, load(sums + j) + term(x0));
-            }
+            const P x = load(row + j);
+            store(top + j, maximum(load(top + j), x));
+            store(sums + j, load(sums + j) + lse::term_lanes(x, load(shift + j)));
         });
-    };
-    std::size_t i = 0;
-    for (; i + 4 <= count; i += 4) fold(std::array<const T*, 4>{block[i], block[i + 1], block[i + 2], block[i + 3]});
-    for (; i < count; ++i) fold(std::array<const T*, 1>{block[i]});
+    }
     for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
         const P t = load(top + j), reference = load(shift + j);
         const P exact = lse::shift_for_lanes(t);
