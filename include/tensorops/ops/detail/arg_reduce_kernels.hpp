@@ -239,7 +239,7 @@ template <bool Maximum, bool Last, class T>
         std::size_t s = 2;
         for (; s + 2 <= steps; s += 2) {
             const T* at = x + s * S;
-            simd::prefetch_ahead(at, simd::prefetch_distance, 2 * S * sizeof(T));
+            simd::prefetch_ahead(at, simd::read_prefetch_distance, 2 * S * sizeof(T));
             update(0, at);
             update(1, at + S);
         }

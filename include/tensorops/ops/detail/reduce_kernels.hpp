@@ -173,7 +173,7 @@ void reduce_strided(const T* input, T* output, const reduce_nests<>& parts, std:
 // by the other reduced dimensions. inner_accumulators vector accumulators take that many vectors per step, so
 // as many independent dependency chains hide the latency of the combining instruction (a NaN-propagating max
 // is three instructions deep); run ends narrower than a vector go to a scalar accumulator. The loop prefetches
-// simd::prefetch_distance bytes ahead: when the combining step is more than an add, the hardware prefetchers alone
+// simd::read_prefetch_distance bytes ahead: when the combining step is more than an add, the hardware prefetchers alone
 // fall behind (float max read 64 MiB at ~80 % of the read limit without it, ~100 % with it). The accumulators
 // are folded into a block total every cascade_block elements per lane and the blocks combined pairwise (a
 // cascade) — for accuracy in float sums, and for every reduction with R::line_blocks so that one long line can
@@ -253,7 +253,7 @@ struct inner_runs {
             std::size_t now = (length - j) / (U * W);
             if constexpr (R::line_blocks) now = std::min(now, cascade_block - steps);
             for (std::size_t s = 0; s < now; ++s, j += U * W) {
-                simd::prefetch_ahead(x + j, simd::prefetch_distance, U * W * sizeof(T));
+                simd::prefetch_ahead(x + j, simd::read_prefetch_distance, U * W * sizeof(T));
                 iter::unrolled<U>([&](auto k) { acc[k] = combine_lanes(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes)); });
             }
             end_steps(acc, steps, now);
@@ -398,7 +398,7 @@ typename R::accumulator reduce_contiguous(const T* x, std::size_t count, const R
     acc.fill(P(static_cast<C>(r.identity())));
     std::size_t j = 0;
     for (; j + U * W <= count; j += U * W) {
-        simd::prefetch_ahead(x + j, simd::prefetch_distance, U * W * sizeof(T));
+        simd::prefetch_ahead(x + j, simd::read_prefetch_distance, U * W * sizeof(T));
         iter::unrolled<U>([&](auto k) { acc[k] = combine(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes)); });
     }
     for (; j + W <= count; j += W) acc[0] = combine(acc[0], r.lift_lanes(simd::load(x + j), shift_lanes));
@@ -534,7 +534,7 @@ log_sum_exp_state<typename R::accumulator> log_sum_exp_of_runs(const executor_re
 // combined in order into one accumulator — its last, partial vector read as the row's last W elements with the
 // lanes already counted set to the identity, a run shorter than a vector as one partial load — and the group's
 // accumulators are folded into one register by simd::reduce_lanes_of_rows, lane p holding row p's combination,
-// which is finished lane-wise and written. Each row prefetches simd::prefetch_distance bytes past its start (the
+// which is finished lane-wise and written. Each row prefetches simd::read_prefetch_distance bytes past its start (the
 // rows to come, when they lie back to back). A row's arithmetic does not depend on its group (a short group repeats
 // its last row), so pieces of the outputs on any executor compute what the whole does. Log-sum-exp reads the group
 // twice: its maxima first, then the sums of e^(x − shift) (from L1). Float sums: one accumulator of ≤ 64
@@ -564,7 +564,7 @@ template <class T, class R, std::size_t G, class Shift>
         });
     } else {
         iter::unrolled<G>([&](auto k) {
-            simd::prefetch_ahead(rows[k], simd::prefetch_distance, length * sizeof(T));
+            simd::prefetch_ahead(rows[k], simd::read_prefetch_distance, length * sizeof(T));
             acc[k] = r.lift_lanes(simd::load(rows[k]), shift_of(k));
         });
         std::size_t j = W;
@@ -1085,7 +1085,7 @@ bool reduce_line_in_chunks(const executor_ref& exec, const T* x, T* y, std::size
             std::array<P, U> acc;
             acc.fill(identity);
             for (std::size_t step = 0; step < cascade_block; ++step, at += U * W) {
-                simd::prefetch_ahead(at, simd::prefetch_distance, U * W * sizeof(T));
+                simd::prefetch_ahead(at, simd::read_prefetch_distance, U * W * sizeof(T));
                 iter::unrolled<U>([&](auto k) { acc[k] = combine(acc[k], r.lift_lanes(simd::load(at + k * W), shift_lanes)); });
             }
             own.push(combine_all(acc, combine), combine);
