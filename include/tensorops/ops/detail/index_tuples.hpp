@@ -320,46 +320,59 @@ void fill_positions(const void* indices, std::ptrdiff_t first, std::ptrdiff_t tu
 /// trivially copyable and each tuple's slice is one contiguous run in both tensors: offsets are computed and the
 /// run copied in the same loop, with no array of offsets in between. (That array's stores share the store
 /// buffer with the copies' stores, which commit in order behind cache misses: 64K rows of 256 bytes went ~12 %
-/// slower through it than a plain memcpy loop; fused, they run as fast or faster.) Single elements do not come
-/// here: for them the chunks are faster (see tuple_chunk). Scatter copies data → indexed, gather indexed → data;
-/// the order is row-major.
+/// slower through it than a plain memcpy loop; fused, they run as fast or faster.) Single elements come here for
+/// scatter only (see scatter_tuples); for gather the chunks are faster (see tuple_chunk). Scatter copies data →
+/// indexed, gather indexed → data; the order is row-major.
 template <index_element I, bool Scatter>
 void copy_tuples(const void* indices, const tuple_plan& plan, std::conditional_t<Scatter, std::byte*, const std::byte*> indexed,
                  std::conditional_t<Scatter, const std::byte*, std::byte*> data, std::size_t element_bytes, std::size_t slice_bytes) {
     const auto size = static_cast<std::ptrdiff_t>(element_bytes);
-    const auto move = [&](std::ptrdiff_t position, std::ptrdiff_t slice) {
-        if constexpr (Scatter) std::memcpy(indexed + position, data + slice, slice_bytes);
-        else std::memcpy(data + slice, indexed + position, slice_bytes);
+    // Slices of 1, 2, 4, 8 or 16 bytes (single elements) move with a size known at compile time: one load and one
+    // store, not a call to memcpy per tuple.
+    const auto copy_all = [&]<std::size_t Bytes>(std::integral_constant<std::size_t, Bytes>) {
+        const auto move = [&](std::ptrdiff_t position, std::ptrdiff_t slice) {
+            const std::size_t bytes = Bytes != 0 ? Bytes : slice_bytes;
+            if constexpr (Scatter) std::memcpy(indexed + position, data + slice, bytes);
+            else std::memcpy(data + slice, indexed + position, bytes);
+        };
+        for_each_tuple_line(plan, [&](const std::array<std::ptrdiff_t, 3>& line, std::size_t length, const std::array<std::ptrdiff_t, 3>& strides) {
+            // Everything the loop reads, in locals: stores through std::byte* may alias anything, so fields read
+            // through a reference would be reloaded after every copy.
+            const I* tuples = static_cast<const I*>(indices) + line[0];
+            const std::ptrdiff_t tuple_stride = strides[0], base = line[2] * size, base_stride = strides[2] * size;
+            const std::ptrdiff_t first_slice = line[1] * size, slice_stride = strides[1] * size;
+            if (plan.k == 1) {
+                const std::size_t extent = plan.extents[0];
+                const std::ptrdiff_t stride = plan.strides[0] * size;
+                for (std::size_t i = 0; i < length; ++i) {
+                    const auto step = static_cast<std::ptrdiff_t>(i);
+                    move(base + step * base_stride + normalised(tuples[step * tuple_stride], extent) * stride, first_slice + step * slice_stride);
+                }
+            } else {
+                const std::size_t k = plan.k;
+                const std::ptrdiff_t coordinate_stride = plan.coordinate_stride;
+                const extents_array extents = plan.extents;
+                strides_array strides_in_bytes = plan.strides;
+                for (std::size_t c = 0; c < k; ++c) strides_in_bytes[c] *= size;
+                for (std::size_t i = 0; i < length; ++i) {
+                    const auto step = static_cast<std::ptrdiff_t>(i);
+                    const I* tuple = tuples + step * tuple_stride;
+                    std::ptrdiff_t position = base + step * base_stride;
+                    for (std::size_t c = 0; c < k; ++c)
+                        position += normalised(tuple[static_cast<std::ptrdiff_t>(c) * coordinate_stride], extents[c]) * strides_in_bytes[c];
+                    move(position, first_slice + step * slice_stride);
+                }
+            }
+        });
     };
-    for_each_tuple_line(plan, [&](const std::array<std::ptrdiff_t, 3>& line, std::size_t length, const std::array<std::ptrdiff_t, 3>& strides) {
-        // Everything the loop reads, in locals: stores through std::byte* may alias anything, so fields read
-        // through a reference would be reloaded after every copy.
-        const I* tuples = static_cast<const I*>(indices) + line[0];
-        const std::ptrdiff_t tuple_stride = strides[0], base = line[2] * size, base_stride = strides[2] * size;
-        const std::ptrdiff_t first_slice = line[1] * size, slice_stride = strides[1] * size;
-        if (plan.k == 1) {
-            const std::size_t extent = plan.extents[0];
-            const std::ptrdiff_t stride = plan.strides[0] * size;
-            for (std::size_t i = 0; i < length; ++i) {
-                const auto step = static_cast<std::ptrdiff_t>(i);
-                move(base + step * base_stride + normalised(tuples[step * tuple_stride], extent) * stride, first_slice + step * slice_stride);
-            }
-        } else {
-            const std::size_t k = plan.k;
-            const std::ptrdiff_t coordinate_stride = plan.coordinate_stride;
-            const extents_array extents = plan.extents;
-            strides_array strides_in_bytes = plan.strides;
-            for (std::size_t c = 0; c < k; ++c) strides_in_bytes[c] *= size;
-            for (std::size_t i = 0; i < length; ++i) {
-                const auto step = static_cast<std::ptrdiff_t>(i);
-                const I* tuple = tuples + step * tuple_stride;
-                std::ptrdiff_t position = base + step * base_stride;
-                for (std::size_t c = 0; c < k; ++c)
-                    position += normalised(tuple[static_cast<std::ptrdiff_t>(c) * coordinate_stride], extents[c]) * strides_in_bytes[c];
-                move(position, first_slice + step * slice_stride);
-            }
-        }
-    });
+    switch (slice_bytes) {
+        case 1: copy_all(std::integral_constant<std::size_t, 1>{}); break;
+        case 2: copy_all(std::integral_constant<std::size_t, 2>{}); break;
+        case 4: copy_all(std::integral_constant<std::size_t, 4>{}); break;
+        case 8: copy_all(std::integral_constant<std::size_t, 8>{}); break;
+        case 16: copy_all(std::integral_constant<std::size_t, 16>{}); break;
+        default: copy_all(std::integral_constant<std::size_t, 0>{}); break;
+    }
 }
 
 /// The tuples one piece of a parallel scatter applies: those whose coordinate `coordinate`, normalised, lies in
@@ -428,10 +441,13 @@ template <index_element I>
     return {indices, sizeof(I), &fill_positions<I>, &fill_owned_positions<I>, &copy_tuples<I, true>, &copy_tuples<I, false>};
 }
 
-/// True when a tuple's slice is one run, contiguous in both tensors (the fused copies apply).
+/// True when a tuple's slice is one run of several elements, contiguous in both tensors (the fused copies apply).
 [[nodiscard]] inline bool slice_is_one_run(const iter::loop_nest<2>& slice) noexcept {
     return slice.rank == 1 && slice.strides[0][0] == 1 && slice.strides[1][0] == 1;
 }
+
+/// The elements of a slice that is a single element (rank 0) or one run (slice_is_one_run).
+[[nodiscard]] inline std::size_t run_length(const iter::loop_nest<2>& slice) noexcept { return slice.rank == 0 ? 1 : slice.sizes[0]; }
 
 /// The data offsets of a chunk's tuples: data + i · stride (all tuples of a line), or listed one by one (the
 /// tuples a piece owns, packed by fill_owned_positions).
