@@ -5,14 +5,15 @@
 #   clang-v3-san   clang++, -march=x86-64-v3, AddressSanitizer + UndefinedBehaviorSanitizer, plus the dml tests, the
 #                  libFuzzer target of tensorops::dml and a 30-second run of it (the test dml_fuzz, seed corpus fuzz/corpus)
 #   gcc-scalar-san g++, -march=x86-64, xsimd disabled (scalar paths), AddressSanitizer + UndefinedBehaviorSanitizer
-# and, on a CPU with AVX-512 (F, BW, DQ, VL), a fifth:
-#   gcc-v4         g++, -march=x86-64-v4 (512-bit registers)
+# and, when asked for by name on a CPU with AVX-512 (F, BW, DQ, VL), a fifth:
+#   gcc-v4         g++, -march=x86-64-v4 (512-bit registers): run it after changing simd/ or a kernel's vector
+#                  steps. Not in the default run, which CI runs: with it, CI took ~27 minutes on a 2-core AMD Zen 5.
 # Translation units that instantiate the whole dml layer (every operator × data type × index type) take minutes
 # each to compile and exercise dispatch code that is the same at every ISA level, so they are built where they add
 # something: the dml tests and the fuzzer in clang-v3-san (under the sanitizers), the examples (the demo and
-# custom_type, run as tests) in gcc-baseline (built as tools/run-demo.sh builds them, without -march). The kernels
-# behind them are tested in every configuration.
-# Usage: tools/run-tests.sh [configuration ...]   (default: all of the above)
+# custom_type, run as tests) in gcc-baseline (at -O0: they only have to run, and the demo took 130 s at -O1). The
+# kernels behind them are tested in every configuration.
+# Usage: tools/run-tests.sh [configuration ...]   (default: the four above; gcc-v4 only by name)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=ensure-packages.sh
@@ -42,7 +43,7 @@ without_dml=(-DTENSOROPS_BUILD_EXAMPLES=OFF -DTENSOROPS_DML_TESTS=OFF)
 configure_args() {
   case "$1" in
     gcc-baseline)   args=(-DCMAKE_CXX_COMPILER=g++ "${release_o1[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64" -DTENSOROPS_PACKAGE_TESTS=ON
-                          -DTENSOROPS_BUILD_EXAMPLES=ON -DTENSOROPS_DML_TESTS=OFF) ;;
+                          -DTENSOROPS_BUILD_EXAMPLES=ON -DTENSOROPS_EXAMPLE_COMPILE_OPTIONS=-O0 -DTENSOROPS_DML_TESTS=OFF) ;;
     gcc-v3)         args=(-DCMAKE_CXX_COMPILER=g++ "${release[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3" "${without_dml[@]}") ;;
     clang-v3-san)   args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0" -DTENSOROPS_BUILD_EXAMPLES=OFF
                           -DTENSOROPS_DML_TESTS=ON -DTENSOROPS_BUILD_FUZZER=ON -DTENSOROPS_FUZZ_SECONDS=30) ;;
@@ -59,11 +60,15 @@ configurations=("$@")
 if [ ${#configurations[@]} -eq 0 ]; then
   configurations=(gcc-baseline gcc-v3 clang-v3-san gcc-scalar-san)
   if grep -qw avx512bw /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo; then
-    configurations+=(gcc-v4)
-  else
-    echo "== this CPU has no AVX-512: the gcc-v4 configuration is skipped"
+    echo "== this CPU has AVX-512: 'tools/run-tests.sh gcc-v4' tests the 512-bit paths (not part of the default run)"
   fi
 fi
+for configuration in "${configurations[@]}"; do
+  if [ "$configuration" = gcc-v4 ] && ! { grep -qw avx512bw /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo; }; then
+    echo "gcc-v4 needs a CPU with AVX-512 (F, BW, DQ, VL)" >&2
+    exit 2
+  fi
+done
 total_passed=0
 total_failed=0
 for configuration in "${configurations[@]}"; do
