@@ -5,6 +5,8 @@
 // element types, and every error rule — with proof that a rejected call leaves the output as it was.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -350,6 +352,56 @@ struct opaque {
     friend bool operator==(opaque, opaque) = default;
 };
 }  // namespace
+
+namespace {
+/// A trivially copyable element of N bytes (N = 3, 12: no fixed-size move; 16: the largest one).
+template <std::size_t N>
+struct sized_blob {
+    std::array<unsigned char, N> bytes{};
+    friend bool operator==(const sized_blob&, const sized_blob&) = default;
+};
+
+template <std::size_t N>
+void check_single_element_scatter_of_size(test_rng& rng) {
+    using B = sized_blob<N>;
+    const auto blob = [&] {
+        B b;
+        for (auto& byte : b.bytes) byte = static_cast<unsigned char>(rng.uniform<int>(0, 255));
+        return b;
+    };
+    constexpr std::size_t n = 37, tuples = 50, pad = 2;  // more tuples than elements: duplicates
+    std::vector<B> x(n), u(tuples);
+    for (auto& v : x) v = blob();
+    for (auto& v : u) v = blob();
+    std::vector<std::int32_t> index(tuples);
+    for (auto& i : index) i = rng.uniform<std::int32_t>(-static_cast<std::int32_t>(n), static_cast<std::int32_t>(n) - 1);
+    std::vector<B> expected = x;  // output = input; then every tuple in order: the last duplicate wins
+    for (std::size_t p = 0; p < tuples; ++p) expected[static_cast<std::size_t>(index[p] < 0 ? index[p] + std::int32_t{n} : index[p])] = u[p];
+    for (const bool in_place : {false, true}) {
+        INFO("element of " << N << " bytes, in place " << in_place);
+        std::vector<B> buffer(n + 2 * pad);
+        const B canary = blob();
+        std::fill(buffer.begin(), buffer.end(), canary);
+        if (in_place) std::copy(x.begin(), x.end(), buffer.begin() + pad);
+        const tensor_view<B> out(buffer.data() + pad, {n});
+        scatter_nd(in_place ? tensor_view<const B>(out) : tensor_view<const B>(x.data(), {n}),
+                   tensor_view<const std::int32_t>(index.data(), {tuples, 1}), tensor_view<const B>(u.data(), {tuples}), out);
+        CHECK(std::vector<B>(buffer.begin() + pad, buffer.begin() + pad + n) == expected);
+        for (std::size_t k = 0; k < pad; ++k) CHECK((buffer[k] == canary && buffer[pad + n + k] == canary));
+    }
+}
+}  // namespace
+
+// Single elements without a reduction are moved with a size known at compile time for 1, 2, 4, 8 and 16 bytes
+// (index_tuples.hpp, copy_tuples); every other size takes the run-time size. The builtin types cover 1–8 bytes.
+TEST_CASE("scatter_nd: single elements of 3, 12, 16 and 24 bytes, duplicates and negative indices", "[scatter]") {
+    test_rng rng("scatter element sizes");
+    INFO(rng.describe());
+    check_single_element_scatter_of_size<3>(rng);
+    check_single_element_scatter_of_size<12>(rng);
+    check_single_element_scatter_of_size<16>(rng);
+    check_single_element_scatter_of_size<24>(rng);
+}
 
 TEST_CASE("scatter_nd: user-defined element types", "[scatter]") {
     test_rng rng("scatter user types");

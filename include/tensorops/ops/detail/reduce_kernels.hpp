@@ -226,15 +226,17 @@ struct inner_runs {
         accumulators.fill(P(static_cast<simd::compute_t<T>>(r.identity())));
     }
 
-    [[gnu::always_inline]] P combine_lanes(const P& a, const P& b) const { return r.combine_lanes(a, b); }
+    /// r's lane combination as a callable (combine_all, the cascade).
+    [[gnu::always_inline]] auto lane_combiner() const {
+        return [this](const P& a, const P& b) { return r.combine_lanes(a, b); };
+    }
 
     /// After `done` more steps (never past the end of a block): at the end of a block, its total joins the cascade.
     [[gnu::always_inline]] void end_steps(std::array<P, U>& acc, std::size_t& steps, std::size_t done) {
         if constexpr (R::line_blocks) {
             steps += done;
             if (steps == cascade_block) {
-                blocks.push(combine_all(acc, [&](const P& a, const P& b) { return combine_lanes(a, b); }),
-                            [&](const P& a, const P& b) { return combine_lanes(a, b); });
+                blocks.push(combine_all(acc, lane_combiner()), lane_combiner());
                 acc.fill(P(static_cast<simd::compute_t<T>>(r.identity())));
                 steps = 0;
             }
@@ -254,12 +256,12 @@ struct inner_runs {
             if constexpr (R::line_blocks) now = std::min(now, cascade_block - steps);
             for (std::size_t s = 0; s < now; ++s, j += U * W) {
                 simd::prefetch_ahead(x + j, simd::read_prefetch_distance, U * W * sizeof(T));
-                iter::unrolled<U>([&](auto k) { acc[k] = combine_lanes(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes)); });
+                iter::unrolled<U>([&](auto k) { acc[k] = r.combine_lanes(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes)); });
             }
             end_steps(acc, steps, now);
         }
         for (; j + W <= length; j += W) {
-            acc[0] = combine_lanes(acc[0], r.lift_lanes(simd::load(x + j), shift_lanes));
+            acc[0] = r.combine_lanes(acc[0], r.lift_lanes(simd::load(x + j), shift_lanes));
             end_steps(acc, steps, 1);
         }
         accumulators = acc;
@@ -282,7 +284,7 @@ struct inner_runs {
     /// The accumulated value of every run added: the vector blocks' cascade and the accumulators, one horizontal
     /// step, then the run ends.
     [[gnu::always_inline]] A value() const {
-        const auto combine = [&](const P& a, const P& b) { return combine_lanes(a, b); };
+        const auto combine = lane_combiner();
         const auto combine_scalars = [&](const A& a, const A& b) { return r.combine(a, b); };
         const P lanes = blocks.total(combine_all(accumulators, combine), combine);
         return r.combine(r.reduce_lanes(lanes), scalar_blocks.total(rest, combine_scalars));
@@ -700,22 +702,14 @@ void fill_row(C* row, std::size_t width, C value) {
     std::fill(row, row + width, value);
 }
 
-/// accumulators[j] ∘= the N input rows (N = 1 or 4) lifted, combined pairwise, for lanes 0 … width − 1.
-/// `shift` is the per-lane shift row of shifted reductions (ignored otherwise).
-template <std::size_t N, class T, class R>
-void fold_rows(const std::array<const T*, N> rows, simd::compute_t<T>* accumulators, const simd::compute_t<T>* shift,
-               std::size_t width, const R& r) {  // rows by value: the stores below cannot alias them
+/// accumulators[j] ∘= the input row's lane j lifted, for lanes 0 … width − 1 (reductions that are not shifted).
+template <class T, class R>
+void fold_row(const T* row, simd::compute_t<T>* accumulators, std::size_t width, const R& r) {
+    static_assert(!R::shifted, "log-sum-exp folds its rows in log_sum_exp_block");
     using P = simd::pack<T>;
-    using C = simd::compute_t<T>;
-    const auto combine = [&](const P& a, const P& b) { return r.combine_lanes(a, b); };
+    const P no_shift(simd::compute_t<T>(0));
     for_each_row_vector<T>(width, [&](std::size_t j, const auto& load, const auto& store) {
-        P s(C(0));
-        if constexpr (R::shifted) s = load(shift + j);
-        const auto lifted = [&](std::size_t k) { return r.lift_lanes(load(rows[k] + j), s); };
-        P folded;
-        if constexpr (N == 4) folded = combine(combine(lifted(0), lifted(1)), combine(lifted(2), lifted(3)));
-        else folded = lifted(0);
-        store(accumulators + j, combine(load(accumulators + j), folded));
+        store(accumulators + j, r.combine_lanes(P(load(accumulators + j)), r.lift_lanes(P(load(row + j)), no_shift)));
     });
 }
 
@@ -774,7 +768,7 @@ void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& 
         C* running = rows.row(0);
         std::size_t rows_in_block = 0, blocks = 0;
         for_each_row(x + start, group, w, fuse, [&](const T* row, std::size_t row_lanes) {
-            fold_rows<1, T>({row}, running, nullptr, row_lanes, r);
+            fold_row(row, running, row_lanes, r);
             if constexpr (R::row_blocks) {
                 if (++rows_in_block < cascade_block) return;
                 combine_rows<T>(rows.row(1), running, lanes, r);
@@ -824,7 +818,7 @@ void reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_
                 C* running = partial.data() + b * width + start;
                 fill_row(running, w, identity);
                 const T* row = x + start + static_cast<std::ptrdiff_t>(first) * step;
-                for (std::size_t i = first; i < end; ++i, row += step) fold_rows<1, T>({row}, running, nullptr, w, r);
+                for (std::size_t i = first; i < end; ++i, row += step) fold_row(row, running, w, r);
             }
         }
     });
@@ -883,9 +877,7 @@ void log_sum_exp_block(const T* const* block, std::size_t count, std::size_t w, 
     using lse = log_sum_exp_reduction<T>;
     const auto maximum = [](const P& a, const P& b) { return simd::max_propagate_nan(a, b); };
     fill_row(shift, w, -std::numeric_limits<C>::infinity());
-    if (count >= 4) fold_rows<4, T>({block[0], block[1], block[2], block[3]}, shift, nullptr, w, extreme_reduction<T, true>{});
-    else
-        for (std::size_t i = 0; i < count; ++i) fold_rows<1, T>({block[i]}, shift, nullptr, w, extreme_reduction<T, true>{});
+    for (std::size_t i = 0; i < std::min<std::size_t>(count, 4); ++i) fold_row(block[i], shift, w, extreme_reduction<T, true>{});
     for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
         store(shift + j, lse::reference_for_lanes(load(shift + j)));
     });
