@@ -26,7 +26,12 @@ inline constexpr std::ptrdiff_t read_prefetch_distance = 4096;
 /// (negative: before it), one hint per cache line. A hint only: those bytes may lie outside any object — a
 /// prefetch never faults and is never an access; the address is computed as an integer, so no out-of-bounds
 /// pointer is formed. Compilers without the builtin get nothing.
-inline void prefetch_ahead(const void* address, std::ptrdiff_t distance, std::size_t bytes) noexcept {
+/// Always inlined: GCC 12 finds a function whose only effect is __builtin_prefetch to be "looping const" (a prefetch
+/// is no side effect to it) and drops the calls that its early inliner did not inline — the inner reduce kernel's
+/// loop, in an always-inlined member, lost every hint that way (clang kept them). 64 MiB of f32 rows of 4 KiB summed
+/// on an AMD Zen 5 (best of 30, three rounds, against the read probe in the same process): 0.91–0.92× the probe's
+/// speed without the hints, 0.95–0.97× with them.
+[[gnu::always_inline]] inline void prefetch_ahead(const void* address, std::ptrdiff_t distance, std::size_t bytes) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
     const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(address) + static_cast<std::uintptr_t>(distance);
     for (std::size_t offset = 0; offset < bytes; offset += cache_line_bytes)

@@ -3,7 +3,7 @@
 // Kernels never validate and never throw. They receive a planned nest (operand 0 = output, with stride 0 on
 // the reduced dimensions; operand 1 = input), the set of planned dimensions that are reduced, and a policy
 // (reductions.hpp). Layouts:
-//   short    the group is one contiguous run of at most short_row_vectors vectors (shorter than one too): eight
+//   short    the group is one contiguous run of at most short_row_elements (2 KiB of floats; shorter than a vector too): eight
 //            outputs at a time, one accumulator each, their horizontal steps folded into one register;
 //   inner    the innermost dimension is reduced and contiguous in the input: for each output, several vector
 //            accumulators run along the contiguous runs of its group; one horizontal step per output;
@@ -527,7 +527,7 @@ log_sum_exp_state<typename R::accumulator> log_sum_exp_of_runs(const executor_re
 }
 
 // ---------------------------------------------------------------------------------------------
-// Short rows: the group is one contiguous run of at most short_row_vectors vectors (2 KiB with AVX2).
+// Short rows: the group is one contiguous run of at most short_row_elements elements (2 KiB of floats).
 //
 // Algorithm. Per output, the general inner kernel sets up inner_accumulators accumulators, combines them and takes
 // one horizontal step, and runs shorter than a vector went to the scalar kernel: for runs of a few vectors that
@@ -542,8 +542,17 @@ log_sum_exp_state<typename R::accumulator> log_sum_exp_of_runs(const executor_re
 // twice: its maxima first, then the sums of e^(x − shift) (from L1). Float sums: one accumulator of ≤ 64
 // elements per lane, then the lanes pairwise (the general kernel sums up to cascade_block = 128 per lane).
 
-/// Rows of at most this many vectors take the short-row kernel (beyond, the general kernel was as fast).
+/// Rows of at most this many vectors of up to 32 bytes take the short-row kernel (beyond, the general kernel was as fast
+/// with AVX2).
 inline constexpr std::size_t short_row_vectors = 64;
+
+/// Rows of at most this many elements take the short-row kernel: short_row_vectors vectors of up to 32 bytes (2 KiB
+/// of floats with AVX2). With 64-byte registers the limit stays 2 KiB rather than 64 vectors: rows of 4 KiB taken
+/// eight at a time are eight streams of whole pages, which an AMD Zen 5 read at 0.71–0.86× the speed of a plain
+/// 64 MiB sum where the general kernel, one row after the other, reads at 0.91–1.07× (SUM of 64 MiB of f32 rows of
+/// 1024, -march=native, best of 30, three rounds).
+template <class T>
+inline constexpr std::size_t short_row_elements = short_row_vectors * std::min<std::size_t>(simd::lanes<T>, 32 / sizeof(simd::compute_t<T>));
 
 /// Rows reduced together by the short-row kernel: eight, or a register's lane count if smaller.
 template <class T>
@@ -582,7 +591,7 @@ template <class T, class R, std::size_t G, class Shift>
     return simd::reduce_lanes_of_rows(acc, [&](const P& a, const P& b) { return r.combine_lanes(a, b); });
 }
 
-/// The short-row kernel (see above) for rows of `length` elements, 1 ≤ length ≤ short_row_vectors · W.
+/// The short-row kernel (see above) for rows of `length` elements, 1 ≤ length ≤ short_row_elements<T>.
 template <class T, class R>
 void reduce_short_rows(const T* input, T* output, const iter::loop_nest<2>& kept, std::size_t length, const R& r) {
     using P = simd::pack<T>;
@@ -629,16 +638,27 @@ void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::s
         });
         return;
     }
-    iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {
-        const T* base = input + at[1];
-        const typename R::accumulator no_shift = r.identity();
-        if constexpr (!R::line_blocks) {  // floating products: a single run goes in fixed blocks
-            if (runs.rank == 0) {
-                output[at[0]] = r.finish(reduce_run_in_blocks(nullptr, base + runs.offsets[1], length, r), count, no_shift);
-                return;
+    const typename R::accumulator no_shift = r.identity();
+    if (runs.rank == 0) {  // one run per output (the usual "reduce the last axis")
+        const std::ptrdiff_t run_offset = runs.offsets[1];
+        iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {
+            const T* x = input + at[1] + run_offset;
+            if constexpr (!R::line_blocks) {  // floating products: a single run goes in fixed blocks
+                output[at[0]] = r.finish(reduce_run_in_blocks(nullptr, x, length, r), count, no_shift);
+            } else {
+                // accumulate_runs for one run, spelt out so that it is inlined here: through two calls each output
+                // cost ~30 cycles more (AMD Zen 5: 64 MiB of f32 rows of 4 KiB at 0.80–0.91× the read probe's speed
+                // through the calls, 0.91–0.92× inlined; in L2, 67–73 against 70–83 GB/s).
+                cascade<simd::pack<T>> blocks;
+                inner_runs<T, R> state(r, no_shift, blocks);
+                state.add_run(x, length);
+                output[at[0]] = r.finish(state.value(), count, no_shift);
             }
-        }
-        output[at[0]] = r.finish(accumulate_run_chunks(nullptr, 1, base, runs, length, r, no_shift), count, no_shift);
+        });
+        return;
+    }
+    iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {
+        output[at[0]] = r.finish(accumulate_run_chunks(nullptr, 1, input + at[1], runs, length, r, no_shift), count, no_shift);
     });
 }
 
@@ -1028,7 +1048,7 @@ void run_reduce(const T* input, T* output, const iter::loop_nest<2>& nest, iter:
         constexpr std::size_t W = simd::lanes<T>;
         const std::size_t last = nest.rank - 1;
         if (nest.rank > 0 && reduced.test(last) && nest.strides[1][last] == 1) {
-            if (parts.group.rank == 1 && nest.sizes[last] <= short_row_vectors * W) {  // one short run per output
+            if (parts.group.rank == 1 && nest.sizes[last] <= short_row_elements<T>) {  // one short run per output
                 reduce_short_rows(input, output, parts.kept, nest.sizes[last], r);
                 return;
             }
