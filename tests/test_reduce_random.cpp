@@ -70,18 +70,19 @@ TEMPLATE_LIST_TEST_CASE("reduce: outer layout past the panel width, the cascade 
     }
 }
 
-// The short-row kernel takes contiguous reduced runs of up to 64 vectors, eight rows at a time: lengths below one
-// vector (a partial load), at and around every vector boundary up to its limit and just past it (the general kernel
-// again), with 1 to 19 rows (full groups and a remainder that repeats its last row), packed or with a padded row
-// stride, under a second kept dimension.
+// The short-row kernel takes contiguous reduced runs of up to short_row_elements (64 vectors of up to 32 bytes), eight
+// rows at a time: lengths below one vector (a partial load), at and around every vector boundary up to its limit and
+// just past it (the general kernel again), with 1 to 19 rows (full groups and a remainder that repeats its last row),
+// packed or with a padded row stride, under a second kept dimension.
 TEMPLATE_LIST_TEST_CASE("reduce: short contiguous rows, every length class, groups of rows and their remainder", "",
                         tensorops_test::builtin_types) {
     using T = TestType;
     constexpr std::size_t W = simd::lanes<T>;
     test_rng rng(std::string("reduce short rows ") + std::string(tensorops_test::type_name<T>()));
     INFO(rng.describe());
-    std::vector<std::size_t> lengths{1, 2, 3, W - 1, W, W + 1, 2 * W - 1, 2 * W + 3, 5 * W + 2, 64 * W - 1, 64 * W, 64 * W + 1};
-    lengths.push_back(rng.uniform<std::size_t>(W, 64 * W));
+    constexpr std::size_t limit = tensorops::detail::short_row_elements<T>;
+    std::vector<std::size_t> lengths{1, 2, 3, W - 1, W, W + 1, 2 * W - 1, 2 * W + 3, 5 * W + 2, limit - 1, limit, limit + 1};
+    lengths.push_back(rng.uniform<std::size_t>(W, limit));
     std::size_t case_index = 0;
     for (std::size_t length : lengths) {
         if (length == 0) continue;
