@@ -25,11 +25,22 @@ inline constexpr bool is_avx2_register =
 template <class P>
 inline constexpr bool is_sse2_register =
     std::is_base_of_v<xsimd::sse2, typename P::arch_type> && sizeof(typename P::register_type) == 16;
+#if defined(__AVX512F__)
+template <class P>
+inline constexpr bool is_avx512_register =
+    std::is_base_of_v<xsimd::avx512f, typename P::arch_type> && sizeof(typename P::register_type) == 64;
+#else
+template <class P>
+inline constexpr bool is_avx512_register = false;
+#endif
 
 /// The register shifted towards higher lanes by Bytes bytes, zeros entering at the bottom.
 template <std::size_t Bytes, class P>
 [[nodiscard]] P shift_bytes_up(const P& value) noexcept {
-    if constexpr (is_avx2_register<P>) {
+    if constexpr (is_avx512_register<P>) {
+        static_assert(Bytes % 4 == 0 && Bytes < 64, "64-byte registers shift by whole 32-bit words");
+        return from_bytes<P>(_mm512_alignr_epi32(as_bytes(value), _mm512_setzero_si512(), 16 - Bytes / 4));
+    } else if constexpr (is_avx2_register<P>) {
         const __m256i bits = as_bytes(value);
         const __m256i low_to_high = _mm256_permute2x128_si256(bits, bits, 0x08);  // [0, low half]
         if constexpr (Bytes < 16) return from_bytes<P>(_mm256_alignr_epi8(bits, low_to_high, 16 - Bytes));
@@ -54,7 +65,10 @@ void for_each_in_half_step(F&& f) {
 /// The register shifted towards lower lanes by Bytes bytes, zeros entering at the top.
 template <std::size_t Bytes, class P>
 [[nodiscard]] P shift_bytes_down(const P& value) noexcept {
-    if constexpr (is_avx2_register<P>) {
+    if constexpr (is_avx512_register<P>) {
+        static_assert(Bytes % 4 == 0 && Bytes < 64, "64-byte registers shift by whole 32-bit words");
+        return from_bytes<P>(_mm512_alignr_epi32(_mm512_setzero_si512(), as_bytes(value), Bytes / 4));
+    } else if constexpr (is_avx2_register<P>) {
         const __m256i bits = as_bytes(value);
         const __m256i high_to_low = _mm256_permute2x128_si256(bits, bits, 0x81);  // [high half, 0]
         if constexpr (Bytes < 16) return from_bytes<P>(_mm256_alignr_epi8(high_to_low, bits, Bytes));
@@ -73,34 +87,14 @@ template <std::size_t Bytes, class P>
 P shift_bytes_down(const P& value) noexcept;
 #endif
 
-#if TENSOROPS_X86_INTRINSICS && defined(__AVX512F__)
-template <class P>
-inline constexpr bool is_avx512_register =
-    std::is_base_of_v<xsimd::avx512f, typename P::arch_type> && sizeof(typename P::register_type) == 64;
-
-/// A 64-byte register shifted by whole 32-bit words with valignd, zeros entering (Up: towards higher lanes). Without
-/// it, shifts of 64-byte registers went through memory: a store-forwarding stall per shift, which made the short-row
-/// kernel's horizontal step (AVX-512 build) cost ~18 cycles per row of 3 floats.
-template <std::size_t Bytes, bool Up, class P>
-[[nodiscard]] P shift_words_avx512(const P& value) noexcept {
-    static_assert(Bytes % 4 == 0 && Bytes > 0 && Bytes < 64);
-    const __m512i bits = as_bytes(value);
-    const __m512i zero = _mm512_setzero_si512();
-    if constexpr (Up) return from_bytes<P>(_mm512_alignr_epi32(bits, zero, 16 - Bytes / 4));
-    else return from_bytes<P>(_mm512_alignr_epi32(zero, bits, Bytes / 4));
-}
-#else
-template <class P>
-inline constexpr bool is_avx512_register = false;
-// Declared so that the discarded branches below name something; never instantiated without AVX-512.
-template <std::size_t Bytes, bool Up, class P>
-P shift_words_avx512(const P& value) noexcept;
-#endif
-
-template <class P>
+/// Whether shift_bytes_up/down shift P by Bytes in registers: SSE2 and AVX2 registers by any byte count, 64-byte
+/// registers by whole 32-bit words (valignd). Other shifts go through memory — for 64-byte registers that was a
+/// store-forwarding stall per shift, which made the short-row kernel's horizontal step cost ~18 cycles per row of 3
+/// floats in the AVX-512 build.
+template <class P, std::size_t Bytes>
 inline constexpr bool has_byte_shifts =
 #if TENSOROPS_X86_INTRINSICS
-    is_avx2_register<P> || is_sse2_register<P>;
+    is_avx2_register<P> || is_sse2_register<P> || (is_avx512_register<P> && Bytes % 4 == 0);
 #else
     false;
 #endif
@@ -121,12 +115,8 @@ template <std::size_t K, class P>
     requires(K > 0 && K < P::size)
 [[nodiscard]] P shift_lanes_up(const P& value, typename P::value_type fill) noexcept {
     using C = typename P::value_type;
-    if constexpr (detail::has_byte_shifts<P>) {
+    if constexpr (detail::has_byte_shifts<P, K * sizeof(C)>) {
         const P shifted = detail::shift_bytes_up<K * sizeof(C)>(value);
-        if (fill == C(0)) return shifted;
-        return simd::select(detail::lanes_below<P>(K), P(fill), shifted);
-    } else if constexpr (detail::is_avx512_register<P> && K * sizeof(C) % 4 == 0) {
-        const P shifted = detail::shift_words_avx512<K * sizeof(C), true>(value);
         if (fill == C(0)) return shifted;
         return simd::select(detail::lanes_below<P>(K), P(fill), shifted);
     } else {
@@ -142,12 +132,8 @@ template <std::size_t K, class P>
     requires(K > 0 && K < P::size)
 [[nodiscard]] P shift_lanes_down(const P& value, typename P::value_type fill) noexcept {
     using C = typename P::value_type;
-    if constexpr (detail::has_byte_shifts<P>) {
+    if constexpr (detail::has_byte_shifts<P, K * sizeof(C)>) {
         const P shifted = detail::shift_bytes_down<K * sizeof(C)>(value);
-        if (fill == C(0)) return shifted;
-        return simd::select(detail::lanes_below<P>(P::size - K), shifted, P(fill));
-    } else if constexpr (detail::is_avx512_register<P> && K * sizeof(C) % 4 == 0) {
-        const P shifted = detail::shift_words_avx512<K * sizeof(C), false>(value);
         if (fill == C(0)) return shifted;
         return simd::select(detail::lanes_below<P>(P::size - K), shifted, P(fill));
     } else {
