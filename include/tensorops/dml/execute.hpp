@@ -10,8 +10,15 @@
 // Each execute has two overloads: with an executor first (exec/executor.hpp: a thread_pool, sequential, or any
 // type the executor concept accepts, passed as an executor_ref), it runs the typed operator on that executor —
 // the result bit-identical to the sequential one; without, on the calling thread.
+//
+// Each overload is a template over its descriptor type (std::same_as<the descriptor>, so it accepts exactly that
+// type) rather than an ordinary inline function: its body instantiates the operator for every data type (and
+// index type), and an ordinary inline function's body is instantiated in every translation unit that includes it,
+// called or not — with g++ -O0 that made `#include <tensorops/tensorops.hpp>` alone cost ~13 s of compile time.
+// As templates they are instantiated only where a program calls them.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -79,8 +86,9 @@ void run_cumulative(const executor_ref& exec, std::string_view operation, const 
     });
 }
 
-/// Argmax (maximum) or argmin over the checked axes, for every input type × index type.
-inline void run_arg_reduce(const executor_ref& exec, std::string_view operation, bool maximum, const checked_reduce& checked,
+/// Argmax (Maximum) or argmin over the checked axes, for every input type × index type.
+template <bool Maximum>
+void run_arg_reduce(const executor_ref& exec, std::string_view operation, const checked_reduce& checked,
                            axis_direction direction, const void* input, void* output) {
     const std::span<const std::size_t> axes(checked.axes.data(), checked.axis_count);
     visit_data_type(checked.input.data_type, [&]<class T>(std::type_identity<T>) {
@@ -88,7 +96,7 @@ inline void run_arg_reduce(const executor_ref& exec, std::string_view operation,
         visit_index_type(checked.output.data_type, [&]<class I>(std::type_identity<I>) {
             const tensor_view<I> y = checked.output.view(bind_buffer<I>(operation, "output", output, checked.output));
             require_disjoint(operation, y, x, "input");
-            if (maximum) tensorops::argmax(exec, x, y, axes, direction);
+            if constexpr (Maximum) tensorops::argmax(exec, x, y, axes, direction);
             else tensorops::argmin(exec, x, y, axes, direction);
         });
     });
@@ -104,25 +112,29 @@ inline void run_arg_reduce(const executor_ref& exec, std::string_view operation,
 /// Buffers: each at least its descriptor's total_tensor_size_in_bytes; nothing outside the addressed elements is
 /// read or written. Errors (tensorops::error, "dml::cumulative_summation", before anything is written): every
 /// rule of validate(desc), a null or misaligned pointer, a partial overlap.
-inline void execute(const executor_ref& exec, const cumulative_summation_operator_desc& desc, const void* input, void* output) {
+template <std::same_as<cumulative_summation_operator_desc> Desc>
+void execute(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
     constexpr std::string_view operation = "dml::cumulative_summation";
     const auto checked = detail::check_cumulative(operation, desc.input_tensor, desc.output_tensor, desc.axis, desc.direction);
     detail::run_cumulative<false>(exec, operation, checked, desc.direction, desc.has_exclusive_sum, input, output);
 }
 /// As above, on the calling thread (the sequential executor).
-inline void execute(const cumulative_summation_operator_desc& desc, const void* input, void* output) {
+template <std::same_as<cumulative_summation_operator_desc> Desc>
+void execute(const Desc& desc, const void* input, void* output) {
     execute(sequential, desc, input, output);
 }
 
 /// Cumulative product (SEMANTICS.md §1); identity 1 for the exclusive form. Types, aliasing, buffers and errors
 /// as the cumulative summation overload ("dml::cumulative_product"); integer products wrap.
-inline void execute(const executor_ref& exec, const cumulative_product_operator_desc& desc, const void* input, void* output) {
+template <std::same_as<cumulative_product_operator_desc> Desc>
+void execute(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
     constexpr std::string_view operation = "dml::cumulative_product";
     const auto checked = detail::check_cumulative(operation, desc.input_tensor, desc.output_tensor, desc.axis, desc.direction);
     detail::run_cumulative<true>(exec, operation, checked, desc.direction, desc.has_exclusive_product, input, output);
 }
 /// As above, on the calling thread (the sequential executor).
-inline void execute(const cumulative_product_operator_desc& desc, const void* input, void* output) {
+template <std::same_as<cumulative_product_operator_desc> Desc>
+void execute(const Desc& desc, const void* input, void* output) {
     execute(sequential, desc, input, output);
 }
 
@@ -131,11 +143,13 @@ inline void execute(const cumulative_product_operator_desc& desc, const void* in
 /// over the reduced axes, into an INT64/INT32/UINT64/UINT32 output. Aliasing: the output must not share memory
 /// with the input. Buffers as for cumulative summation. Errors (tensorops::error, "dml::reduce", before anything
 /// is written): every rule of validate(desc), a null or misaligned pointer, an overlap.
-inline void execute(const executor_ref& exec, const reduce_operator_desc& desc, const void* input, void* output) {
+template <std::same_as<reduce_operator_desc> Desc>
+void execute(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
     constexpr std::string_view operation = "dml::reduce";
     const auto checked = detail::check_reduce(operation, desc);
     if (desc.function == reduce_function::argmax || desc.function == reduce_function::argmin) {
-        detail::run_arg_reduce(exec, operation, desc.function == reduce_function::argmax, checked, axis_direction::increasing, input, output);
+        if (desc.function == reduce_function::argmax) detail::run_arg_reduce<true>(exec, operation, checked, axis_direction::increasing, input, output);
+        else detail::run_arg_reduce<false>(exec, operation, checked, axis_direction::increasing, input, output);
         return;
     }
     const std::span<const std::size_t> axes(checked.axes.data(), checked.axis_count);
@@ -147,7 +161,8 @@ inline void execute(const executor_ref& exec, const reduce_operator_desc& desc, 
     });
 }
 /// As above, on the calling thread (the sequential executor).
-inline void execute(const reduce_operator_desc& desc, const void* input, void* output) {
+template <std::same_as<reduce_operator_desc> Desc>
+void execute(const Desc& desc, const void* input, void* output) {
     execute(sequential, desc, input, output);
 }
 
@@ -155,24 +170,28 @@ inline void execute(const reduce_operator_desc& desc, const void* input, void* o
 /// (INCREASING) or last (DECREASING) largest element; NaN counts as the largest. Input types as reduce's ARGMAX
 /// (plus FLOAT64), output INT64/INT32/UINT64/UINT32 able to hold N − 1. Aliasing, buffers and errors as reduce
 /// ("dml::argmax").
-inline void execute(const executor_ref& exec, const argmax_operator_desc& desc, const void* input, void* output) {
+template <std::same_as<argmax_operator_desc> Desc>
+void execute(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
     constexpr std::string_view operation = "dml::argmax";
     const auto checked = detail::check_arg_reduce(operation, desc.input_tensor, desc.output_tensor, desc.axis_count, desc.axes, desc.direction);
-    detail::run_arg_reduce(exec, operation, true, checked, desc.direction, input, output);
+    detail::run_arg_reduce<true>(exec, operation, checked, desc.direction, input, output);
 }
 /// As above, on the calling thread (the sequential executor).
-inline void execute(const argmax_operator_desc& desc, const void* input, void* output) {
+template <std::same_as<argmax_operator_desc> Desc>
+void execute(const Desc& desc, const void* input, void* output) {
     execute(sequential, desc, input, output);
 }
 
 /// Argmin (DML_ARGMIN_OPERATOR_DESC): as argmax for the smallest element; NaN counts as the smallest ("dml::argmin").
-inline void execute(const executor_ref& exec, const argmin_operator_desc& desc, const void* input, void* output) {
+template <std::same_as<argmin_operator_desc> Desc>
+void execute(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
     constexpr std::string_view operation = "dml::argmin";
     const auto checked = detail::check_arg_reduce(operation, desc.input_tensor, desc.output_tensor, desc.axis_count, desc.axes, desc.direction);
-    detail::run_arg_reduce(exec, operation, false, checked, desc.direction, input, output);
+    detail::run_arg_reduce<false>(exec, operation, checked, desc.direction, input, output);
 }
 /// As above, on the calling thread (the sequential executor).
-inline void execute(const argmin_operator_desc& desc, const void* input, void* output) {
+template <std::same_as<argmin_operator_desc> Desc>
+void execute(const Desc& desc, const void* input, void* output) {
     execute(sequential, desc, input, output);
 }
 
@@ -184,7 +203,8 @@ inline void execute(const argmin_operator_desc& desc, const void* input, void* o
 /// overlap with indices or updates, is an error. Buffers as for cumulative summation.
 /// Errors (tensorops::error, "dml::scatter_nd"): every rule of validate(desc), a null or misaligned pointer, an
 /// overlap, and an index out of range (argument "indices", naming the tuple) — all before anything is written.
-inline void execute(const executor_ref& exec, const scatter_nd_operator_desc& desc, const void* input, const void* indices, const void* updates,
+template <std::same_as<scatter_nd_operator_desc> Desc>
+void execute(const executor_ref& exec, const Desc& desc, const void* input, const void* indices, const void* updates,
                     void* output) {
     constexpr std::string_view operation = "dml::scatter_nd";
     const auto checked = detail::check_scatter(operation, desc);
@@ -208,7 +228,8 @@ inline void execute(const executor_ref& exec, const scatter_nd_operator_desc& de
     });
 }
 /// As above, on the calling thread (the sequential executor).
-inline void execute(const scatter_nd_operator_desc& desc, const void* input, const void* indices, const void* updates, void* output) {
+template <std::same_as<scatter_nd_operator_desc> Desc>
+void execute(const Desc& desc, const void* input, const void* indices, const void* updates, void* output) {
     execute(sequential, desc, input, indices, updates, output);
 }
 
