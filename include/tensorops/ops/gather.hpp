@@ -55,14 +55,15 @@ inline void require_gather_shapes(std::string_view operation, const layout& inpu
 }
 
 /// Copies the slice every tuple selects into the output, in row-major order of the index array. `slice` walks
-/// one slice (operand 0 in output, operand 1 in input). Slices that are contiguous runs of a trivially copyable
-/// type take the fused copy of index_tuples.hpp; others, single elements included, are copied chunk by chunk.
+/// one slice (operand 0 in output, operand 1 in input). Slices that are single elements or contiguous runs of a
+/// trivially copyable type take the fused copy of index_tuples.hpp (with prefetching: 1M random f32 out of 16 MiB
+/// in 2.7–3.0 ms against 4.2–4.8 through the chunks, on an AMD Zen 5); others are copied chunk by chunk.
 template <class T>
 void gather_tuples(const tuple_plan& plan, const tuple_source& source, const T* input, T* output, const iter::loop_nest<2>& slice) {
     if constexpr (std::is_trivially_copyable_v<T>) {
-        if (slice_is_one_run(slice)) {
+        if (slice.rank == 0 || slice_is_one_run(slice)) {
             source.gather_copy(source.indices, plan, reinterpret_cast<const std::byte*>(input + slice.offsets[1]),
-                               reinterpret_cast<std::byte*>(output + slice.offsets[0]), sizeof(T), slice.sizes[0] * sizeof(T));
+                               reinterpret_cast<std::byte*>(output + slice.offsets[0]), sizeof(T), run_length(slice) * sizeof(T));
             return;
         }
     }

@@ -1,6 +1,7 @@
 // tensorops/simd/prefetch.hpp — software prefetch hints for the streaming kernels.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -41,6 +42,36 @@ inline constexpr std::ptrdiff_t read_prefetch_distance = 4096;
     (void)distance;
     (void)bytes;
 #endif
+}
+
+/// Gather's copy (ops/detail/index_tuples.hpp, move_slices): how many index tuples ahead it hints the slice it
+/// will read, for slices of `slice_bytes` bytes — about 8 KiB of slices ahead, between 4 and 64 tuples. The slices
+/// lie at random places, which no hardware prefetcher follows; without hints only the misses of the few tuples the
+/// core's out-of-order window holds overlap. On an AMD Zen 5 a plain loop gathering 1M random f32 out of 16 MiB ran
+/// 1.7× faster with a hint 64 tuples ahead (1.1× at 16), one gathering 64K random rows of 256 bytes out of 256 MiB
+/// 1.4–1.6× faster at 16–32 rows ahead (1.2× at 4).
+[[nodiscard]] constexpr std::size_t tuples_ahead(std::size_t slice_bytes) noexcept {
+    return std::clamp<std::size_t>(8192 / std::max<std::size_t>(slice_bytes, 1), 4, 64);
+}
+
+/// How much of each slice those hints cover: its first four cache lines. Past them a long slice is a sequential
+/// stream, which the hardware prefetchers follow.
+inline constexpr std::size_t slice_prefetch_bytes = 4 * cache_line_bytes;
+
+/// Hints that the cache line holding `address` will be read. A hint only, as prefetch_ahead.
+[[gnu::always_inline]] inline void prefetch_line(const void* address) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(address, 0, 3);
+#else
+    (void)address;
+#endif
+}
+
+/// prefetch_line for every cache line the `bytes` bytes at `address` touch.
+[[gnu::always_inline]] inline void prefetch_range(const void* address, std::size_t bytes) noexcept {
+    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(address) & ~std::uintptr_t{cache_line_bytes - 1};
+    const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(address) + bytes;
+    for (std::uintptr_t line = first; line < end; line += cache_line_bytes) prefetch_line(reinterpret_cast<const void*>(line));
 }
 
 }  // namespace tensorops::simd
