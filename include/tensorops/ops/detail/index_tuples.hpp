@@ -17,7 +17,8 @@
 //      additively, not multiplicatively, and the walk is compiled once.
 //      A plain copy of trivially copyable elements whose slices are contiguous runs or single elements (scatter_nd
 //      without a reduction, gather_nd) skips the chunks: offsets are computed and the slices moved in one loop
-//      (copy_tuples), instantiated per index type × direction; gathering, it prefetches the slices it will read.
+//      (copy_tuples), instantiated per index type × direction; it prefetches the slices it will move (not the runs
+//      a scatter writes).
 // The walk over the tuple dimensions is planned like any loop nest (size-1 dimensions dropped, dimensions
 // that chain merged) but never reordered or reversed: tuples are always consumed in row-major order, which
 // is what makes "the last duplicate wins" and the reduction order of scatter_nd deterministic.
@@ -319,10 +320,12 @@ void fill_positions(const void* indices, std::ptrdiff_t first, std::ptrdiff_t tu
 
 /// Moves the `length` slices of one line of tuples: tuple i's slice at indexed + position_of(i) and data +
 /// slice_of(i), `Bytes` bytes each (0: slice_bytes, a run-time size), from data to indexed when Scatter, else back.
-/// Gathering, while tuple i moves the slice of tuple i + ahead is hinted (its first `hinted` bytes): its offset is
-/// computed twice, once to hint and once to move, rather than kept in an array (see copy_tuples). Scattering gets no
-/// hints: the stores' own read-for-ownership requests already keep the misses in flight, and on an AMD Zen 5 hints 32
-/// rows ahead made 64K rows of 256 bytes slower (1.45 → 2.1 ms, best of 20; as on the Intel host before).
+/// While tuple i moves, the slice of tuple i + ahead is hinted (its first `hinted` bytes) — gathering, and scattering
+/// single elements: its offset is computed twice, once to hint and once to move, rather than kept in an array (see
+/// copy_tuples). Scattered runs get no hints: their stores' own read-for-ownership requests keep the misses in flight,
+/// and on an AMD Zen 5 hints 32 rows ahead made 64K rows of 256 bytes slower (1.45 → 2.1 ms, best of 20; as on the
+/// Intel host before). Single elements scattered with hints 64 ahead: 2.56–2.69 ms against 2.73–2.82 without (1M
+/// random f32 into 16 MiB, medians of 30 in one process; the plain loop 2.51–2.58).
 /// Everything arrives by value, to live in registers: stores through std::byte* may alias anything reachable through
 /// a pointer, so a loop reading its bounds or pointers through a reference reloads them after every copy (through a
 /// lambda's captures, element scatter took 1.10–1.18× a plain loop's time; by value, 0.95–0.98×).
@@ -337,7 +340,7 @@ template <bool Scatter, std::size_t Bytes, class Position, class Slice>
         else std::memcpy(data + slice_of(i), indexed + position_of(i), bytes);
     };
     std::size_t i = 0;
-    if constexpr (!Scatter) {
+    if constexpr (!Scatter || Bytes != 0) {
         for (; i + ahead < length; ++i) {
             if constexpr (Bytes != 0) simd::prefetch_line(indexed + position_of(i + ahead));  // an element: one line
             else simd::prefetch_range(indexed + position_of(i + ahead), hinted);
@@ -353,13 +356,13 @@ template <bool Scatter, std::size_t Bytes, class Position, class Slice>
 /// array's stores share the store buffer with the copies' stores, which commit in order behind cache misses: 64K
 /// rows of 256 bytes went ~12 % slower through it than a plain memcpy loop, 1M single f32 elements ~30 %.) Scatter
 /// copies data → indexed, gather indexed → data; the order is row-major. Gathering hints the slices
-/// simd::tuples_ahead tuples on (their first simd::slice_prefetch_bytes).
+/// simd::tuples_ahead tuples on (their first simd::slice_prefetch_bytes), scattering single elements too.
 template <index_element I, bool Scatter>
 void copy_tuples(const void* indices, const tuple_plan& plan, std::conditional_t<Scatter, std::byte*, const std::byte*> indexed,
                  std::conditional_t<Scatter, const std::byte*, std::byte*> data, std::size_t element_bytes, std::size_t slice_bytes) {
     const auto size = static_cast<std::ptrdiff_t>(element_bytes);
     const std::size_t ahead = simd::tuples_ahead(slice_bytes);
-    const std::size_t hinted = std::min(slice_bytes, simd::slice_prefetch_bytes);  // gathering
+    const std::size_t hinted = std::min(slice_bytes, simd::slice_prefetch_bytes);
     // Slices of 1, 2, 4, 8 or 16 bytes (single elements) move with a size known at compile time: one load and one
     // store, not a call to memcpy per tuple.
     const auto copy_all = [&]<std::size_t Bytes>(std::integral_constant<std::size_t, Bytes>) {
