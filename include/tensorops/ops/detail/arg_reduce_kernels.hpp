@@ -146,8 +146,11 @@ template <class P>
 }
 
 /// Position of the first (Last: the last) of the `count` elements at x that equal `target` (or are NaN, when the
-/// target is NaN). The elements must hold one. Four vectors are compared per step with one test of the or-ed
-/// masks; only the step holding the hit is looked into element by element.
+/// target is NaN). The elements must hold one. A site of exactly one step (four vectors: what locate_extreme
+/// returns, but for a row's tail) is searched without a branch: each lane's position where it matches, else a
+/// sentinel, and the smallest (Last: largest) of them — a loop that stops at the hit mispredicts once per output,
+/// at a random trip count. Longer stretches: four vectors per step with one test of the or-ed masks, and only the
+/// step holding the hit is looked into element by element.
 template <bool Last, class T>
 [[nodiscard]] std::size_t find_in_block(const T* x, std::size_t count, simd::compute_t<T> target) {
     using P = simd::pack<T>;
@@ -155,6 +158,27 @@ template <bool Last, class T>
     constexpr std::size_t W = P::size, step = 4 * W;
     const P target_lanes(target);
     const bool target_is_nan = is_nan_value(target);
+    if (count == step) {
+        using Q = simd::lane_index_pack<P>;
+        using L = typename Q::value_type;
+        static_assert(step - 1 <= std::numeric_limits<L>::max(), "positions in a step must fit in the index lanes");
+        // The sentinel may equal a real position (255 in a step of 256 bytes): it then stands for that position,
+        // which is also the answer whenever no other lane matches.
+        const Q none(Last ? L(0) : std::numeric_limits<L>::max());
+        const Q lane_numbers = [] {
+            std::array<L, W> numbers{};
+            for (std::size_t i = 0; i < W; ++i) numbers[i] = static_cast<L>(i);
+            return simd::from_array<Q>(numbers);
+        }();
+        Q position = none;
+        iter::unrolled<4>([&](auto k) {
+            const P v = simd::load(x + k * W);
+            const auto hit = target_is_nan ? simd::is_nan(v) : v == target_lanes;
+            const Q here = simd::select_lanes<P>(hit, lane_numbers + Q(static_cast<L>(k * W)), none);
+            position = Last ? simd::max_propagate_nan(position, here) : simd::min_propagate_nan(position, here);
+        });
+        return static_cast<std::size_t>(Last ? simd::reduce_max(position) : simd::reduce_min(position));
+    }
     const auto hits = [&](const T* at) {  // any of the 4W elements at `at` a match?
         simd::mask_of<P> any_lane = simd::mask_of<P>(false);
         iter::unrolled<4>([&](auto k) {
