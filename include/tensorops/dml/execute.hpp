@@ -88,8 +88,8 @@ void run_cumulative(const executor_ref& exec, std::string_view operation, const 
 
 /// Argmax (Maximum) or argmin over the checked axes, for every input type × index type.
 template <bool Maximum>
-void run_arg_reduce(const executor_ref& exec, std::string_view operation, const checked_reduce& checked,
-                           axis_direction direction, const void* input, void* output) {
+void run_arg_reduce(const executor_ref& exec, std::string_view operation, const checked_reduce& checked, axis_direction direction,
+                    const void* input, void* output) {
     const std::span<const std::size_t> axes(checked.axes.data(), checked.axis_count);
     visit_data_type(checked.input.data_type, [&]<class T>(std::type_identity<T>) {
         const tensor_view<const T> x = checked.input.view(bind_buffer<const T>(operation, "input", input, checked.input));
@@ -148,8 +148,9 @@ void execute(const executor_ref& exec, const Desc& desc, const void* input, void
     constexpr std::string_view operation = "dml::reduce";
     const auto checked = detail::check_reduce(operation, desc);
     if (desc.function == reduce_function::argmax || desc.function == reduce_function::argmin) {
-        if (desc.function == reduce_function::argmax) detail::run_arg_reduce<true>(exec, operation, checked, axis_direction::increasing, input, output);
-        else detail::run_arg_reduce<false>(exec, operation, checked, axis_direction::increasing, input, output);
+        const axis_direction first = axis_direction::increasing;
+        if (desc.function == reduce_function::argmax) detail::run_arg_reduce<true>(exec, operation, checked, first, input, output);
+        else detail::run_arg_reduce<false>(exec, operation, checked, first, input, output);
         return;
     }
     const std::span<const std::size_t> axes(checked.axes.data(), checked.axis_count);
@@ -205,7 +206,7 @@ void execute(const Desc& desc, const void* input, void* output) {
 /// overlap, and an index out of range (argument "indices", naming the tuple) — all before anything is written.
 template <std::same_as<scatter_nd_operator_desc> Desc>
 void execute(const executor_ref& exec, const Desc& desc, const void* input, const void* indices, const void* updates,
-                    void* output) {
+             void* output) {
     constexpr std::string_view operation = "dml::scatter_nd";
     const auto checked = detail::check_scatter(operation, desc);
     visit_data_type(checked.input.data_type, [&]<class T>(std::type_identity<T>) {
