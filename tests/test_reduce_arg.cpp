@@ -1,5 +1,5 @@
-// argmax / argmin: random cases against the reference, long groups (many blocks, ties across blocks), NaN in
-// every position, both layouts.
+// argmax / argmin: random cases against the reference, long groups (many blocks, ties across blocks), the extreme
+// at every position of a row, NaN in every position, both layouts.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -88,6 +88,37 @@ TEMPLATE_LIST_TEST_CASE("reduce: argmax/argmin over long groups: many blocks, ti
                 INFO("n " << n << " width " << width << " layout " << layout << " mode " << mode);
                 CHECK(out == ref::arg_reduce(ref::dense<T>(sizes, values), axes, maximum, last).values);
             }
+        }
+    }
+}
+
+// The contiguous kernel ends each row by finding the extreme's position inside one step of four vectors, with a
+// sentinel for lanes that do not hold it — a sentinel that equals a real position when the step has 256 lanes
+// (int8 with 64-byte registers). So: the extreme at every position of rows longer than two such steps, alone and as
+// a pair of adjacent ties (which straddle a step's edge at some positions), first and last.
+TEMPLATE_LIST_TEST_CASE("reduce: argmax/argmin find the extreme at every position of a row, ties with a neighbour too", "",
+                        tensorops_test::builtin_types) {
+    using T = TestType;
+    constexpr std::size_t n = 600;
+    std::int64_t index = -1;
+    for (std::size_t position = 0; position < n; ++position) {
+        for (int tied = 0; tied < 2; ++tied) {
+            const std::size_t second = tied && position + 1 < n ? position + 1 : position;
+            std::vector<T> x(n);
+            for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<T>(1 + static_cast<int>(i % 5));
+            const tensor_view<const T> input(x.data(), {n});
+            const tensor_view<std::int64_t> output(&index, {1});
+            INFO("position " << position << ", tied with the next " << tied);
+            x[position] = x[second] = static_cast<T>(9);
+            argmax(input, output, {0});
+            CHECK(index == static_cast<std::int64_t>(position));
+            argmax(input, output, {0}, axis_direction::decreasing);
+            CHECK(index == static_cast<std::int64_t>(second));
+            x[position] = x[second] = static_cast<T>(0);
+            argmin(input, output, {0});
+            CHECK(index == static_cast<std::int64_t>(position));
+            argmin(input, output, {0}, axis_direction::decreasing);
+            CHECK(index == static_cast<std::int64_t>(second));
         }
     }
 }
