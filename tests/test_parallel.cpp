@@ -36,18 +36,24 @@ constexpr std::span<const std::size_t> thread_counts =
 /// of tens of KiB already exercise every way of cutting: the tests stay fast under the sanitizers.
 constexpr std::size_t test_piece_bytes = 4 << 10;
 
-/// An executor of the test's own: it records what it is asked and runs the pieces in reverse order on the
-/// calling thread, so any dependence on the order of pieces shows.
+/// An executor of the test's own: it records what it is asked and runs the pieces on the calling thread, in reverse
+/// order (so any dependence on the order of pieces shows) or, `forward`, in order — then it claims pieces in order,
+/// and every piece finds all the pieces before it finished (which the one-pass scans and the argmax bands use).
 struct recording_executor {
+    bool forward = false;
     std::size_t calls = 0;
     std::size_t pieces = 0;
     [[nodiscard]] std::size_t concurrency() const { return 4; }
     [[nodiscard]] std::size_t min_piece_bytes() const { return test_piece_bytes; }
+    [[nodiscard]] bool claims_in_order() const { return forward; }
     template <class Task>
     void parallel_for(std::size_t count, const Task& task) {
         ++calls;
         pieces += count;
-        for (std::size_t i = count; i-- > 0;) task(i);
+        if (forward)
+            for (std::size_t i = 0; i < count; ++i) task(i);
+        else
+            for (std::size_t i = count; i-- > 0;) task(i);
     }
 };
 
@@ -119,8 +125,9 @@ std::size_t first_different_element(const std::vector<unsigned char>& actual, co
 }
 
 /// Runs `operation(executor, output_view)` sequentially into one fresh output and on pools of every thread count
-/// and the recording executor into others; every result must equal the sequential one bit for bit, and nothing
-/// outside the outputs may change. Returns how many pieces the recording executor was given.
+/// and the recording executor (pieces in reverse, then in order) into others; every result must equal the sequential
+/// one bit for bit, and nothing outside the outputs may change. Returns how many pieces the recording executor was
+/// given (in reverse).
 template <class U, class Operation>
 std::size_t check_same_for_every_executor(const std::vector<std::size_t>& sizes, const std::vector<std::ptrdiff_t>& strides,
                                           const Operation& operation) {
@@ -136,12 +143,16 @@ std::size_t check_same_for_every_executor(const std::vector<std::size_t>& sizes,
         CHECK(first_different_element<U>(bytes_of(actual), expected_bytes) == count);
         CHECK(actual.untouched_outside_view());
     }
-    INFO("the recording executor (pieces in reverse), " << count << " elements");
-    recording_executor recorder;
-    guarded_buffer<U> actual(sizes, strides);
-    operation(recorder, actual.view());
-    CHECK(first_different_element<U>(bytes_of(actual), expected_bytes) == count);
-    return recorder.pieces;
+    std::size_t reversed_pieces = 0;
+    for (const bool forward : {false, true}) {
+        INFO("the recording executor (pieces " << (forward ? "in order" : "in reverse") << "), " << count << " elements");
+        recording_executor recorder{.forward = forward};
+        guarded_buffer<U> actual(sizes, strides);
+        operation(recorder, actual.view());
+        CHECK(first_different_element<U>(bytes_of(actual), expected_bytes) == count);
+        if (!forward) reversed_pieces = recorder.pieces;
+    }
+    return reversed_pieces;
 }
 
 using parallel_types = std::tuple<double, float, float16, std::int32_t>;

@@ -8,14 +8,16 @@
 //     one pass: piece b reads block b for its total, waits until the prefix entering it is published, publishes
 //     the next prefix and scans the block, which the total has just brought into cache. Block 0 scans at once
 //     and publishes its total, so in the steady state no piece waits (each finishes its total while the one
-//     before it publishes), and memory is read once and written once — a chained scan. A contiguous line whose
-//     compute type is its element type goes one better: the block is scanned at once into the output as its
-//     plain running values (giving the total), and once the prefix is published each output is offset by it,
-//     which is exactly what the prefixed kernel stores — the in-register scan, the costly part, runs once;
+//     before it publishes), and memory is read once and written once — a chained scan. Where the compute type is
+//     the element type (a line, or a band of rows) it goes one better: the block is scanned at once into the
+//     output as its plain running values (giving the total), and once the prefix is published each output is
+//     offset by it, which is exactly what the prefixed kernel stores — each element is scanned once, and the
+//     block read from memory once;
 //   - on any other executor, two passes: every block's total, the prefixes chained on the calling thread, then
 //     every block scanned with its prefix (the input is read twice).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <memory>
@@ -105,6 +107,23 @@ void offset_block(T* y, std::size_t n, const typename Scan::accumulator& prefix,
     for (; i < n; ++i) y[i] = static_cast<T>(scan(prefix, static_cast<accumulator>(y[i])));
 }
 
+/// The rows of band b of an across-rows scan (bands of `rows` rows, see scan_rows_band), already written as their
+/// plain running values, offset by the prefix entering the band (m values): y = prefix ∘ y, elementwise — what the
+/// prefixed band would have stored, where the compute type is the element type.
+template <class T, class Scan>
+void offset_rows_band(T* output, std::size_t n, std::ptrdiff_t out_step, std::size_t m, std::size_t rows, std::size_t b, const T* prefix,
+                      const Scan& scan) {
+    using accumulator = typename Scan::accumulator;
+    constexpr std::size_t W = simd::lanes<T>;
+    const std::size_t first = b * rows, end = std::min(n, first + rows);
+    for (std::size_t i = first; i < end; ++i) {
+        T* y = output + static_cast<std::ptrdiff_t>(i) * out_step;
+        std::size_t j = 0;
+        for (; j + W <= m; j += W) simd::store(y + j, scan.lanes(simd::load(prefix + j), simd::load(y + j)));
+        for (; j < m; ++j) y[j] = static_cast<T>(scan(static_cast<accumulator>(prefix[j]), static_cast<accumulator>(y[j])));
+    }
+}
+
 /// How many blocks the kernel computes the scan of `nest` along `axis` in (1: not blocked; see scan_kernels.hpp).
 template <class T, class Scan>
 [[nodiscard]] std::size_t scan_blocks(const iter::loop_nest<2>& nest, std::size_t axis) {
@@ -182,6 +201,20 @@ void run_blocked_scans(const executor_ref& exec, const T* input, T* output, cons
     iter::for_each_element(iter::remove_dimensions(nest, handled), [&](const std::array<std::ptrdiff_t, 2>& rows) {
         const T* x = input + rows[1];
         T* y = output + rows[0];
+        if constexpr (std::is_same_v<C, T>) {
+            if (exec.claims_in_order()) {
+                // As for a line: each band written at once as its plain running values (which give its total), then
+                // offset by its prefix while still in cache — memory read and written once, each row scanned once.
+                // (Totals first, then a prefixed scan from cache, read each band twice and scanned it twice: on one
+                // thread 1.36× the sequential kernel's time, with two threads 1.1× faster than one.)
+                run_chained_scan<C>(
+                    exec, blocks, m,
+                    [&](std::size_t b, C* out) { scan_rows_band<block_output::plain, Exclusive>(x, y, n, in_step, out_step, m, band, b, scan, nullptr, out); },
+                    [&](std::size_t b, const C* prefix) { offset_rows_band(y, n, out_step, m, band, b, prefix, scan); },
+                    [&](const C* prefix, C* t) { chain_prefix<T>(prefix, t, m, scan); });
+                return;
+            }
+        }
         run_blocked_scan<C>(
             exec, blocks, m,
             [&](std::size_t b, C* out) { scan_rows_band<block_output::none, Exclusive>(x, y, n, in_step, out_step, m, band, b, scan, nullptr, out); },
