@@ -369,6 +369,49 @@ TEMPLATE_LIST_TEST_CASE("parallel cumulative sum/product: bit-identical to seque
     if (vector_kernels) CHECK(split * 2 >= cases);
 }
 
+// On an executor that claims pieces in order, an across-rows scan writes a band's rows plain until the prefix entering
+// the band is published, prefixed from then on, and offsets the plain ones (blocked_scan.hpp). Which row the switch
+// falls on depends on the threads' timing; here it is forced at every row of both column blocks of a band.
+TEMPLATE_TEST_CASE("parallel across-rows scan: a band that switches from plain to prefixed rows at any row is the prefixed band", "[parallel]",
+                   double, float, std::int32_t) {
+    using T = TestType;
+    namespace detail = tensorops::detail;
+    test_rng rng(std::string("parallel band switch ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    constexpr std::size_t block = detail::carry_block_width<T>;
+    const std::size_t m = block + 2 * simd::lanes<T> + 3, n = 9;  // two column blocks, the second with a ragged vector tail
+    const auto random_values = [&](std::size_t count) {
+        std::vector<T> values(count);
+        for (auto& v : values) v = tensorops_test::random_value<T>(rng);
+        return values;
+    };
+    const std::vector<T> x = random_values(n * m), prefix = random_values(m);
+    const detail::sum_scan<T> scan{};
+    const auto step = static_cast<std::ptrdiff_t>(m);
+    const auto check = [&]<bool Exclusive>() {
+        INFO("exclusive " << Exclusive);
+        std::vector<T> expected(n * m), expected_total(m);
+        detail::scan_band<detail::block_output::prefixed, Exclusive>(x.data(), expected.data(), n, step, step, m, scan, prefix.data(),
+                                                                     expected_total.data(), false);
+        for (std::size_t k = 0; k <= 2 * n + 1; ++k) {  // the prefix is there from the k-th question on
+            INFO("the prefix arrives at question " << k);
+            std::size_t questions = 0;
+            const auto arrived = [&]() -> const T* { return questions++ < k ? nullptr : prefix.data(); };
+            std::vector<T> got(n * m), total(m);
+            std::size_t plain_rows[2] = {};
+            detail::scan_band_as_prefix_arrives<Exclusive>(x.data(), got.data(), n, step, step, m, scan, total.data(), arrived, plain_rows);
+            CHECK(plain_rows[0] == std::min(k, n));
+            CHECK(plain_rows[1] == (k > n ? std::min(k - n, n) : 0));
+            detail::offset_rows(got.data(), plain_rows[0], step, block, prefix.data(), scan);
+            detail::offset_rows(got.data() + block, plain_rows[1], step, m - block, prefix.data() + block, scan);
+            CHECK(std::memcmp(got.data(), expected.data(), got.size() * sizeof(T)) == 0);
+            CHECK(std::memcmp(total.data(), expected_total.data(), total.size() * sizeof(T)) == 0);
+        }
+    };
+    check.template operator()<false>();
+    check.template operator()<true>();
+}
+
 TEMPLATE_LIST_TEST_CASE("parallel cumulative over few long scans: the fixed blocks give the sequential result", "[parallel]", parallel_types) {
     using T = TestType;
     test_rng rng(std::string("parallel cumulative blocks ") + std::string(tensorops_test::type_name<T>()));

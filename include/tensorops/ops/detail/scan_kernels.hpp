@@ -392,6 +392,34 @@ void scan_band(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step,
     }
 }
 
+/// scan_band for a band whose prefix row may become known while the band is scanned (the parallel one-pass scan,
+/// where the compute type is the element type): in each column block, rows are written plain until `arriving()`
+/// gives the prefix row (m values; it is asked before each row and never waits), prefixed from then on.
+/// plain_rows[k] receives how many rows of column block k were written plain (offset_rows brings them to what the
+/// prefixed band stores). Rows one at a time: the scans that run in parallel stream from memory.
+template <bool Exclusive, class T, class Scan, class Arriving>
+void scan_band_as_prefix_arrives(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m,
+                                 const Scan& scan, simd::compute_t<T>* total, const Arriving& arriving, std::size_t* plain_rows) {
+    using C = simd::compute_t<T>;
+    constexpr std::size_t block_width = carry_block_width<T>;
+    alignas(64) std::array<C, block_width> page;
+    const C identity = static_cast<C>(scan.identity());
+    const C* prefix = nullptr;
+    for (std::size_t first = 0, k = 0; first < m; first += block_width, ++k) {
+        const std::size_t width = std::min(block_width, m - first);
+        C* carry = total != nullptr ? total + first : page.data();
+        std::fill(carry, carry + width, identity);
+        const T* x = input + first;
+        T* y = output + first;
+        std::size_t i = 0;
+        for (; i < n && prefix == nullptr && (prefix = arriving()) == nullptr; ++i, x += in_step, y += out_step)
+            scan_rows_into_carry<1, block_output::plain, Exclusive>(x, y, in_step, out_step, width, carry, nullptr, scan);
+        plain_rows[k] = i;
+        for (; i < n; ++i, x += in_step, y += out_step)
+            scan_rows_into_carry<1, block_output::prefixed, Exclusive>(x, y, in_step, out_step, width, carry, prefix + first, scan);
+    }
+}
+
 /// The prefix entering the band (or line block) after one: `total` (n values, the band's total) becomes
 /// prefix ∘ total, elementwise. Sequential and parallel scans chain their blocks through this one function.
 template <class T, class Scan>
