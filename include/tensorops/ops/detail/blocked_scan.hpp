@@ -9,10 +9,10 @@
 //     the next prefix and scans the block, which the total has just brought into cache. Block 0 scans at once
 //     and publishes its total, so in the steady state no piece waits (each finishes its total while the one
 //     before it publishes), and memory is read once and written once — a chained scan. Where the compute type is
-//     the element type (a line, or a band of rows) it goes one better: the block is scanned at once into the
-//     output as its plain running values (giving the total), and once the prefix is published each output is
-//     offset by it, which is exactly what the prefixed kernel stores — each element is scanned once, and the
-//     block read from memory once;
+//     the element type it goes one better: a block is written at once as its plain running values (giving the
+//     total) — a line block all of it, a band of rows only the rows before its prefix is published, the rest
+//     prefixed as it is scanned — and once the prefix is known the plain outputs are offset by it, which is exactly
+//     what the prefixed kernel stores: each element is scanned once, and the block read from memory once;
 //   - on any other executor, two passes: every block's total, the prefixes chained on the calling thread, then
 //     every block scanned with its prefix (the input is read twice).
 #pragma once
