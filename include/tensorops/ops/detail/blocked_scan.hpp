@@ -112,18 +112,12 @@ void offset_block(T* y, std::size_t n, const typename Scan::accumulator& prefix,
 }
 
 /// `rows` rows from y (step out_step) of `width` columns, already written as their plain running values, offset by
-/// the prefix entering their band (`width` values): y = prefix ∘ y, elementwise — what the prefixed band would have
-/// stored, where the compute type is the element type.
+/// the prefix entering their band (`width` values): y = prefix ∘ y, elementwise (chain_prefix's combination) — what
+/// the prefixed band would have stored, where the compute type is the element type.
 template <class T, class Scan>
 void offset_rows(T* y, std::size_t rows, std::ptrdiff_t out_step, std::size_t width, const T* prefix, const Scan& scan) {
-    using accumulator = typename Scan::accumulator;
-    constexpr std::size_t W = simd::lanes<T>;
-    const std::size_t vectors_end = width / W * W;
-    for (std::size_t i = 0; i < rows; ++i, y += out_step) {
-        for (std::size_t j = 0; j < vectors_end; j += W) simd::store(y + j, scan.lanes(simd::load(prefix + j), simd::load(y + j)));
-        for (std::size_t j = vectors_end; j < width; ++j)
-            y[j] = static_cast<T>(scan(static_cast<accumulator>(prefix[j]), static_cast<accumulator>(y[j])));
-    }
+    static_assert(std::is_same_v<simd::compute_t<T>, T>, "plain outputs hold the running values only when they are of the compute type");
+    for (std::size_t i = 0; i < rows; ++i, y += out_step) chain_prefix<T>(prefix, y, width, scan);
 }
 
 /// How many blocks the kernel computes the scan of `nest` along `axis` in (1: not blocked; see scan_kernels.hpp).

@@ -427,10 +427,12 @@ void chain_prefix(const simd::compute_t<T>* prefix, simd::compute_t<T>* total, s
     using C = simd::compute_t<T>;
     using accumulator = typename Scan::accumulator;
     constexpr std::size_t W = simd::lanes<T>;
-    std::size_t j = 0;
-    if constexpr (simd::vectorized)
-        for (; j + W <= n; j += W) simd::store(total + j, scan.lanes(simd::load(prefix + j), simd::load(total + j)));
-    for (; j < n; ++j) total[j] = static_cast<C>(scan(static_cast<accumulator>(prefix[j]), static_cast<accumulator>(total[j])));
+    // The tail loop starts from a bound of its own: carried over from the vector loop, GCC 12 -O2 took `j` for
+    // unbounded where this was inlined with constant sizes (a false -Waggressive-loop-optimizations error).
+    const std::size_t vectors_end = simd::vectorized ? n / W * W : 0;
+    for (std::size_t j = 0; j < vectors_end; j += W) simd::store(total + j, scan.lanes(simd::load(prefix + j), simd::load(total + j)));
+    for (std::size_t j = vectors_end; j < n; ++j)
+        total[j] = static_cast<C>(scan(static_cast<accumulator>(prefix[j]), static_cast<accumulator>(total[j])));
 }
 
 /// Band `b` (bands of `rows` rows; the last takes the rest) of an across-rows scan of n rows: see scan_band.
