@@ -358,6 +358,29 @@ inline constexpr std::size_t carry_block_width = std::max<std::size_t>(simd::lan
 /// time (see scan_band).
 inline constexpr std::size_t grouped_rows_limit = std::size_t{4} << 20;
 
+/// Whether a scan of n rows of m elements stays in cache, where scan_band groups its rows (see there).
+template <class T>
+[[nodiscard]] constexpr bool groups_rows(std::size_t n, std::size_t m) noexcept {
+    return n * m * sizeof(T) <= grouped_rows_limit;
+}
+
+/// Calls rows(first, width, carry) for each column block [first, first + width) of a band of m columns (blocks of
+/// carry_block_width<T>), in order: `carry` is the block's running row, set to the identity — in `total` (m values)
+/// or, when that is null, in a page on the stack.
+template <class T, class Scan, class Rows>
+[[gnu::always_inline]] inline void for_each_carry_block(std::size_t m, simd::compute_t<T>* total, const Scan& scan, const Rows& rows) {
+    using C = simd::compute_t<T>;
+    constexpr std::size_t block_width = carry_block_width<T>;
+    alignas(64) std::array<C, block_width> page;
+    const C identity = static_cast<C>(scan.identity());
+    for (std::size_t first = 0; first < m; first += block_width) {
+        const std::size_t width = std::min(block_width, m - first);
+        C* carry = total != nullptr ? total + first : page.data();
+        std::fill(carry, carry + width, identity);
+        rows(first, width, carry);
+    }
+}
+
 /// One band: the n rows from input / output (row steps in_step, out_step) of m columns, scanned from the identity,
 /// in column blocks of a page with the running values in a carry row — `total` (m values: it holds the band's
 /// total afterwards) or, when that is null, one page on the stack. `grouped`: groups of 4 rows pass each vector of
@@ -370,16 +393,10 @@ template <block_output Output, bool Exclusive, class T, class Scan>
 void scan_band(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m, const Scan& scan,
                const simd::compute_t<T>* prefix, simd::compute_t<T>* total, bool grouped) {
     using C = simd::compute_t<T>;
-    constexpr std::size_t block_width = carry_block_width<T>;
     constexpr std::size_t group = 4;
     constexpr auto group_step = static_cast<std::ptrdiff_t>(group);  // steps may be negative: signed arithmetic
-    alignas(64) std::array<C, block_width> page;
-    const C identity = static_cast<C>(scan.identity());
-    for (std::size_t first = 0; first < m; first += block_width) {
-        const std::size_t width = std::min(block_width, m - first);
-        C* carry = total != nullptr ? total + first : page.data();
+    for_each_carry_block<T>(m, total, scan, [&](std::size_t first, std::size_t width, C* carry) {
         const C* before = Output == block_output::prefixed ? prefix + first : nullptr;
-        std::fill(carry, carry + width, identity);
         const T* x = input + first;
         // Writing nothing, the kernel still forms output addresses: give it the input's (never written through).
         T* y = Output == block_output::none ? const_cast<T*>(x) : output + first;
@@ -389,7 +406,7 @@ void scan_band(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step,
             for (; i + group <= n; i += group, x += group_step * in_step, y += group_step * y_step)
                 scan_rows_into_carry<group, Output, Exclusive>(x, y, in_step, y_step, width, carry, before, scan);
         for (; i < n; ++i, x += in_step, y += y_step) scan_rows_into_carry<1, Output, Exclusive>(x, y, in_step, y_step, width, carry, before, scan);
-    }
+    });
 }
 
 /// scan_band for a band whose prefix row may become known while the band is scanned (the parallel one-pass scan,
@@ -401,23 +418,17 @@ template <bool Exclusive, class T, class Scan, class Arriving>
 void scan_band_as_prefix_arrives(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m,
                                  const Scan& scan, simd::compute_t<T>* total, const Arriving& arriving, std::size_t* plain_rows) {
     using C = simd::compute_t<T>;
-    constexpr std::size_t block_width = carry_block_width<T>;
-    alignas(64) std::array<C, block_width> page;
-    const C identity = static_cast<C>(scan.identity());
     const C* prefix = nullptr;
-    for (std::size_t first = 0, k = 0; first < m; first += block_width, ++k) {
-        const std::size_t width = std::min(block_width, m - first);
-        C* carry = total != nullptr ? total + first : page.data();
-        std::fill(carry, carry + width, identity);
+    for_each_carry_block<T>(m, total, scan, [&](std::size_t first, std::size_t width, C* carry) {
         const T* x = input + first;
         T* y = output + first;
         std::size_t i = 0;
         for (; i < n && prefix == nullptr && (prefix = arriving()) == nullptr; ++i, x += in_step, y += out_step)
             scan_rows_into_carry<1, block_output::plain, Exclusive>(x, y, in_step, out_step, width, carry, nullptr, scan);
-        plain_rows[k] = i;
+        plain_rows[first / carry_block_width<T>] = i;
         for (; i < n; ++i, x += in_step, y += out_step)
             scan_rows_into_carry<1, block_output::prefixed, Exclusive>(x, y, in_step, out_step, width, carry, prefix + first, scan);
-    }
+    });
 }
 
 /// The prefix entering the band (or line block) after one: `total` (n values, the band's total) becomes
@@ -442,7 +453,7 @@ void scan_rows_band(const T* input, T* output, std::size_t n, std::ptrdiff_t in_
     const auto start = static_cast<std::ptrdiff_t>(b * rows);
     T* y = Output == block_output::none ? output : output + start * out_step;
     scan_band<Output, Exclusive>(input + start * in_step, y, std::min(rows, n - b * rows), in_step, out_step, m, scan, prefix, total,
-                                 n * m * sizeof(T) <= grouped_rows_limit);
+                                 groups_rows<T>(n, m));
 }
 
 /// More rows than one band: the bands in order, each one's prefix chained from the band before (file comment).
@@ -508,7 +519,7 @@ void scan_across_rows(const T* input, T* output, std::size_t n, std::ptrdiff_t i
     else if (std::is_same_v<simd::compute_t<T>, T> && !(Exclusive && in_place))
         scan_rows_carried_by_output<Exclusive>(input, output, n, in_step, out_step, m, scan);
     else
-        scan_band<block_output::plain, Exclusive>(input, output, n, in_step, out_step, m, scan, nullptr, nullptr, n * m * sizeof(T) <= grouped_rows_limit);
+        scan_band<block_output::plain, Exclusive>(input, output, n, in_step, out_step, m, scan, nullptr, nullptr, groups_rows<T>(n, m));
 }
 
 // ---------------------------------------------------------------------------------------------
