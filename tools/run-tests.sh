@@ -8,7 +8,7 @@
 #                  plus the examples
 # and, when asked for by name on a CPU with AVX-512 (F, BW, DQ, VL), a fifth:
 #   gcc-v4         g++, -march=x86-64-v4 (512-bit registers): run it after changing simd/ or a kernel's vector
-#                  steps. Not in the default run, which CI runs: with it, CI took ~27 minutes on a 2-core AMD Zen 5.
+#                  steps. Not in the default run, which CI runs (a fifth optimised build of every test: ~4 more minutes).
 # Translation units that instantiate the whole dml layer (every operator × data type × index type) take minutes
 # each to compile and exercise dispatch code that is the same at every ISA level, so they are built where they add
 # something: the dml tests and the fuzzer in clang-v3-san (under the sanitizers), the examples (the demo and

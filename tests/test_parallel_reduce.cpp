@@ -1,0 +1,323 @@
+// parallel execution of the reductions (reduce, argmax, argmin): results bit-identical to the sequential ones for every
+// element type and thread count; the pool, the executors, scans and scatter are in test_parallel.cpp.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <tensorops/tensorops.hpp>
+
+#include "parallel_support.hpp"
+#include "support.hpp"
+
+using namespace tensorops;
+using namespace tensorops_test::parallel;
+using tensorops_test::guarded_buffer;
+using tensorops_test::layout_kind;
+using tensorops_test::test_rng;
+
+TEST_CASE("executors: small reductions never reach the executor; an executor's own failure propagates from a reduction", "[parallel]") {
+    std::vector<float> x(1000, 1.0f), sums(10, 0.0f);
+    recording_executor recorder;
+    reduce(recorder, tensor_view<const float>(x.data(), {10, 100}), tensor_view<float>(sums.data(), {10, 1}), reduce_function::sum, {1});
+    CHECK(recorder.calls == 0);
+    CHECK(sums[9] == 100.0f);
+
+    std::vector<float> big(1 << 20, 1.0f), out(1024);
+    refusing_executor refusing;
+    CHECK_THROWS_MATCHES(reduce(refusing, tensor_view<const float>(big.data(), {1024, 1024}), tensor_view<float>(out.data(), {1024, 1}),
+                                reduce_function::sum, {1}),
+                         std::runtime_error, Catch::Matchers::Message("the host's pool is shutting down"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bit-identical results.
+
+TEMPLATE_LIST_TEST_CASE("parallel reduce: bit-identical to sequential for every thread count", "[parallel]", parallel_types) {
+    using T = TestType;
+    test_rng rng(std::string("parallel reduce ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    std::vector<reduce_function> functions = {reduce_function::sum, reduce_function::max, reduce_function::min, reduce_function::multiply,
+                                              reduce_function::l1, reduce_function::sum_square};
+    if constexpr (!std::is_integral_v<T>)
+        functions.insert(functions.end(), {reduce_function::average, reduce_function::l2, reduce_function::log_sum, reduce_function::log_sum_exp});
+    std::size_t split = 0, cases = 0;
+    for (reduce_function function : functions) {
+        for (int trial = 0; trial < 2; ++trial) {
+            const std::size_t rank = rng.uniform<std::size_t>(2, 4);
+            const auto sizes = large_sizes<T>(rng, rank, 40, 80);
+            std::vector<std::size_t> axes;
+            for (std::size_t d = 0; d < rank; ++d)
+                if (rng.chance(0.5)) axes.push_back(d);
+            if (axes.empty() || axes.size() == rank) axes = {rng.uniform<std::size_t>(0, rank - 1)};
+            const auto in_kind = layouts[rng.uniform<std::size_t>(0, 4)], out_kind = layouts[rng.uniform<std::size_t>(0, 4)];
+            const auto input = random_tensor<T>(rng, sizes, in_kind, function == reduce_function::multiply);
+            auto out_sizes = sizes;
+            for (std::size_t a : axes) out_sizes[a] = 1;
+            INFO("function " << static_cast<int>(function) << ", input " << tensorops_test::describe_layout(sizes, input.strides()));
+            const auto out_strides = tensorops_test::random_strides(rng, out_sizes, out_kind);
+            const std::size_t pieces = check_same_for_every_executor<T>(out_sizes, out_strides, [&](auto& exec, auto y) {
+                reduce(exec, input.const_view(), y, function, std::span<const std::size_t>(axes));
+            });
+            split += pieces > 1;
+            ++cases;
+        }
+    }
+    if (vector_kernels) CHECK(split * 3 >= cases);  // many cases were really cut (narrow outputs of long groups may not be)
+}
+
+// Short contiguous rows are reduced eight at a time (the short-row kernel); a piece of the outputs starts its groups
+// wherever it starts, and each row must still come out as in the whole. Row counts not a multiple of eight, rows
+// shorter than a vector, a padded row stride, and a single short row (the one-line paths must leave it to the kernel).
+TEMPLATE_LIST_TEST_CASE("parallel reduce of short rows: every row as the whole computes it, wherever its group starts", "[parallel]",
+                        parallel_types) {
+    using T = TestType;
+    test_rng rng(std::string("parallel short rows ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    std::vector<reduce_function> functions = {reduce_function::sum, reduce_function::max, reduce_function::multiply};
+    if constexpr (!std::is_integral_v<T>) functions.insert(functions.end(), {reduce_function::l2, reduce_function::log_sum_exp});
+    for (std::size_t length : {std::size_t{3}, std::size_t{8}, std::size_t{37}, std::size_t{200}}) {
+        for (reduce_function function : functions) {
+            for (const std::size_t rows : {std::size_t{1}, 60 * 1024 / (length * sizeof(T)) + rng.uniform<std::size_t>(0, 7)}) {
+            const std::size_t row_stride = length + (rng.chance(0.5) ? 0 : 2);
+            const std::vector<std::size_t> sizes{rows, length};
+            guarded_buffer<T> input(sizes, {static_cast<std::ptrdiff_t>(row_stride), 1});
+            std::vector<T> values(rows * length);
+            for (auto& v : values) v = function == reduce_function::multiply ? static_cast<T>(rng.uniform_real(0.9, 1.1)) : tensorops_test::random_value<T>(rng);
+            input.assign(values);
+            INFO("function " << static_cast<int>(function) << ", " << rows << " rows of " << length << ", row stride " << row_stride);
+            const std::vector<std::size_t> out_sizes{rows, 1};
+            const auto pieces = check_same_for_every_executor<T>(out_sizes, tensorops_test::random_strides(rng, out_sizes, layout_kind::packed),
+                                                                 [&](auto& exec, auto y) { reduce(exec, input.const_view(), y, function, {1}); });
+            if (rows > 1) CHECK(was_cut(pieces));
+            }
+        }
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("parallel argmax/argmin: bit-identical to sequential for every thread count", "[parallel]", parallel_types) {
+    using T = TestType;
+    test_rng rng(std::string("parallel argmax ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    std::size_t split = 0, cases = 0;
+    for (int trial = 0; trial < 8; ++trial) {
+        const std::size_t rank = rng.uniform<std::size_t>(1, 4);
+        const auto sizes = large_sizes<T>(rng, rank, 40, 80);
+        std::vector<std::size_t> axes;
+        for (std::size_t d = 0; d < rank; ++d)
+            if (rng.chance(0.5)) axes.push_back(d);
+        if (axes.empty() || axes.size() == rank) axes = {rng.uniform<std::size_t>(0, rank - 1)};
+        const auto input = random_tensor<T>(rng, sizes, layouts[rng.uniform<std::size_t>(0, 4)]);
+        auto out_sizes = sizes;
+        for (std::size_t a : axes) out_sizes[a] = 1;
+        const bool maximum = trial % 2 == 0;
+        const auto direction = trial % 4 < 2 ? axis_direction::increasing : axis_direction::decreasing;
+        INFO("argmax " << maximum << ", input " << tensorops_test::describe_layout(sizes, input.strides()));
+        split += check_same_for_every_executor<std::int64_t>(
+                     out_sizes, tensorops_test::random_strides(rng, out_sizes, layouts[rng.uniform<std::size_t>(0, 4)]), [&](auto& exec, auto y) {
+                         if (maximum) argmax(exec, input.const_view(), y, std::span<const std::size_t>(axes), direction);
+                         else argmin(exec, input.const_view(), y, std::span<const std::size_t>(axes), direction);
+                     }) > 1;
+        ++cases;
+    }
+    if (vector_kernels) CHECK(split * 2 >= cases);
+}
+
+TEMPLATE_LIST_TEST_CASE("parallel reductions over rows: bands of rows give the sequential result, cascade edges included", "[parallel]",
+                        parallel_types) {
+    using T = TestType;
+    test_rng rng(std::string("parallel bands ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    struct shape {
+        std::size_t rows, columns, row_stride;
+    };
+    // Whole and partial cascade blocks (128 rows), past 128 blocks (the total row), rows wider than a panel, rows
+    // that are narrow but not back to back (so not fused), a band count that does not divide the rows.
+    const shape shapes[] = {{16384 + 300, 16, 20}, {257, 2500, 2500}, {300, 1024, 1031}, {131, 2200, 2200}};
+    for (std::size_t shape_index = 0; shape_index < std::size(shapes); ++shape_index) {
+        const shape& s = shapes[shape_index];
+        INFO("rows " << s.rows << ", columns " << s.columns << ", row stride " << s.row_stride);
+        guarded_buffer<T> input({s.rows, s.columns}, {static_cast<std::ptrdiff_t>(s.row_stride), 1});
+        std::vector<T> values(s.rows * s.columns);
+        for (auto& v : values) {
+            if constexpr (std::is_integral_v<T>) v = tensorops_test::random_value<T>(rng);
+            else v = static_cast<T>(static_cast<float>(rng.uniform<int>(0, 3)));  // many ties
+        }
+        if constexpr (!std::is_integral_v<T>) {
+            values[rng.uniform<std::size_t>(0, values.size() - 1)] = std::numeric_limits<T>::quiet_NaN();
+            values[rng.uniform<std::size_t>(0, values.size() - 1)] = std::numeric_limits<T>::quiet_NaN();
+        }
+        input.assign(values);
+        const std::vector<std::size_t> out_sizes{1, s.columns};
+        const std::vector<std::ptrdiff_t> out_strides{static_cast<std::ptrdiff_t>(s.columns), 1};
+        std::vector<reduce_function> functions{reduce_function::sum, reduce_function::max, reduce_function::min, reduce_function::multiply};
+        if constexpr (!std::is_integral_v<T>) functions.push_back(reduce_function::log_sum_exp);
+        for (std::size_t function_index = 0; function_index < functions.size(); ++function_index) {
+            if (!tensorops_test::runs_in_this_build(shape_index + function_index)) continue;
+            const reduce_function function = functions[function_index];
+            INFO("function " << static_cast<int>(function));
+            const std::size_t pieces = check_same_for_every_executor<T>(out_sizes, out_strides, [&](auto& exec, auto y) {
+                reduce(exec, input.const_view(), y, function, {0});
+            });
+            // Floating products keep one running row (no row blocks): they are cut by columns only, where rows are
+            // wide enough (not the 16 columns here, nor float16 rows under 4 KiB).
+            const bool columns_only = function == reduce_function::multiply && !std::is_integral_v<T>;
+            CHECK((was_cut(pieces) || columns_only));
+        }
+        for (auto direction : {axis_direction::increasing, axis_direction::decreasing}) {
+            if (!tensorops_test::runs_in_this_build(shape_index + static_cast<std::size_t>(direction))) continue;
+            CHECK(was_cut(check_same_for_every_executor<std::uint32_t>(out_sizes, out_strides, [&](auto& exec, auto y) {
+                      argmax(exec, input.const_view(), y, {0}, direction);
+                  })));
+            CHECK(was_cut(check_same_for_every_executor<std::int64_t>(out_sizes, out_strides, [&](auto& exec, auto y) {
+                      argmin(exec, input.const_view(), y, {0}, direction);
+                  })));
+        }
+    }
+}
+
+TEMPLATE_TEST_CASE("parallel log-sum-exp of several runs into one output: the runs' states merged in order", "[parallel]", double, float,
+                   float16) {
+    using T = TestType;
+    test_rng rng(std::string("parallel lse runs ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    struct shape {
+        std::size_t rows, columns, row_stride;
+    };
+    // Padded rows (not one line): many short runs, and a few runs longer than a fixed block (64 Ki elements).
+    const shape shapes[] = {{300, 100, 104}, {3, 70000, 70016}};
+    for (const shape& s : shapes) {
+        INFO("rows " << s.rows << ", columns " << s.columns << ", row stride " << s.row_stride);
+        guarded_buffer<T> input({s.rows, s.columns}, {static_cast<std::ptrdiff_t>(s.row_stride), 1});
+        std::vector<T> values(s.rows * s.columns);
+        // Around −1 − ln(count) with one 0: the result, ln of a sum near 1.4, keeps the sum's last bits.
+        const double centre = -1.0 - std::log(static_cast<double>(values.size()));
+        for (auto& v : values) v = static_cast<T>(centre + rng.uniform_real(-1.0, 1.0));
+        values[values.size() / 3] = T(0);
+        input.assign(values);
+        CHECK(was_cut(check_same_for_every_executor<T>({1, 1}, {1, 1}, [&](auto& exec, auto y) {
+            reduce(exec, input.const_view(), y, reduce_function::log_sum_exp, {0, 1});
+        })));
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("parallel reductions of several runs into one output: chunks of whole runs, combined in order", "[parallel]",
+                        parallel_types) {
+    using T = TestType;
+    test_rng rng(std::string("parallel run chunks ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    struct shape {
+        std::vector<std::size_t> sizes;
+        std::vector<std::ptrdiff_t> strides;
+    };
+    // Padded rows and a padded 3-d block: groups past one chunk (65536 elements of whole runs), with chunks of many
+    // runs, of one run each, and a last chunk shorter than the others.
+    const shape shapes[] = {{{300, 1000}, {1004, 1}}, {{3, 70000}, {70016, 1}}, {{2000, 37}, {40, 1}}, {{4, 50, 600}, {32000, 640, 1}}};
+    std::vector<reduce_function> functions{reduce_function::sum, reduce_function::max, reduce_function::min, reduce_function::multiply,
+                                           reduce_function::l1, reduce_function::sum_square};
+    if constexpr (!std::is_integral_v<T>) functions.insert(functions.end(), {reduce_function::average, reduce_function::l2, reduce_function::log_sum});
+    for (const shape& s : shapes) {
+        guarded_buffer<T> input(s.sizes, s.strides);
+        std::size_t elements = 1;
+        for (std::size_t size : s.sizes) elements *= size;
+        std::vector<T> values(elements);
+        for (auto& v : values) v = static_cast<T>(std::is_integral_v<T> ? rng.uniform_real(-100.0, 100.0) : rng.uniform_real(0.5, 1.5));
+        input.assign(values);
+        std::vector<std::size_t> axes(s.sizes.size());
+        for (std::size_t a = 0; a < axes.size(); ++a) axes[a] = a;
+        const std::vector<std::size_t> out_sizes(s.sizes.size(), 1);
+        const std::vector<std::ptrdiff_t> out_strides(s.sizes.size(), 1);
+        for (const reduce_function function : functions) {
+            INFO("sizes " << s.sizes[0] << "×" << s.sizes[1] << (s.sizes.size() > 2 ? "×…" : "") << ", function " << static_cast<int>(function));
+            CHECK(was_cut(check_same_for_every_executor<T>(out_sizes, out_strides, [&](auto& exec, auto y) {
+                reduce(exec, input.const_view(), y, function, axes);
+            })));
+        }
+        // The chunks' combination keeps the sum's accuracy: against the long-double reference (float16 sums overflow).
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+            T got{};
+            reduce(input.const_view(), tensor_view<T>(&got, out_sizes, out_strides), reduce_function::sum, axes);
+            long double exact = 0;
+            for (const T& v : values) exact += static_cast<long double>(v);
+            const long double eps = std::numeric_limits<simd::compute_t<T>>::epsilon();
+            CHECK(std::fabs(static_cast<long double>(got) - exact) <= (64 * eps + static_cast<long double>(std::numeric_limits<T>::epsilon())) * exact);
+        }
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("parallel reductions of one long line: chunks of the cascade give the sequential result", "[parallel]",
+                        parallel_types) {
+    using T = TestType;
+    test_rng rng(std::string("parallel line ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    // Lengths of at least two cascade blocks (up to 16384 elements at 512-bit vectors): a multiple of every block
+    // size (nothing left for the calling thread), two with a tail of whole vectors and single elements, and one
+    // long enough for chunks of several blocks (nodes above the cascade's first level).
+    const std::size_t lengths[] = {std::size_t{1} << 16, std::size_t{40001}, std::size_t{100003}, (std::size_t{1} << 18) + 5};
+    for (std::size_t length_index = 0; length_index < std::size(lengths); ++length_index) {
+        if (!tensorops_test::runs_in_this_build(length_index)) continue;
+        const std::size_t length = lengths[length_index];
+        INFO("length " << length);
+        guarded_buffer<T> input({length}, {1});
+        std::vector<T> values(length);
+        for (auto& v : values) {
+            if constexpr (std::is_integral_v<T>) v = tensorops_test::random_value<T>(rng);
+            else v = static_cast<T>(static_cast<float>(rng.uniform<int>(0, 1000)) / 64.0f);  // ties for argmax
+        }
+        if constexpr (!std::is_integral_v<T>) {
+            // Two NaNs that differ (in the sign bit) far apart: which one a max, min or sum returns depends on the
+            // order its blocks are combined in, so the chunks must be combined in the sequential order.
+            values[length / 5] = static_cast<T>(std::numeric_limits<float>::quiet_NaN());
+            values[3 * length / 4] = static_cast<T>(-std::numeric_limits<float>::quiet_NaN());
+        }
+        input.assign(values);
+        const std::vector<std::size_t> one{1};
+        const std::vector<std::ptrdiff_t> unit{1};
+        std::vector<reduce_function> functions{reduce_function::sum, reduce_function::sum_square, reduce_function::l1, reduce_function::max,
+                                               reduce_function::min, reduce_function::multiply};
+        if constexpr (!std::is_integral_v<T>)
+            functions.insert(functions.end(),
+                             {reduce_function::average, reduce_function::l2, reduce_function::log_sum, reduce_function::log_sum_exp});
+        for (auto function : functions) {
+            INFO("function " << static_cast<int>(function));
+            const std::size_t pieces =
+                check_same_for_every_executor<T>(one, unit, [&](auto& exec, auto y) { reduce(exec, input.const_view(), y, function, {0}); });
+            // Functions with line blocks (reductions.hpp) are cut into chunks of their cascade; log-sum-exp and
+            // floating products into their fixed blocks of 64 Ki elements, so only lines of more than one.
+            const bool fixed_blocks = function == reduce_function::log_sum_exp || (function == reduce_function::multiply && !std::is_integral_v<T>);
+            if (!fixed_blocks || length > 65536) CHECK(was_cut(pieces));
+        }
+        for (auto direction : {axis_direction::increasing, axis_direction::decreasing}) {
+            CHECK(was_cut(check_same_for_every_executor<std::int64_t>(one, unit, [&](auto& exec, auto y) {
+                      argmax(exec, input.const_view(), y, {0}, direction);
+                  })));
+            CHECK(was_cut(check_same_for_every_executor<std::uint32_t>(one, unit, [&](auto& exec, auto y) {
+                      argmin(exec, input.const_view(), y, {0}, direction);
+                  })));
+        }
+        if constexpr (!std::is_integral_v<T>) {
+            // Without NaNs (which any order of operations turns into a NaN): the sums, log-sum-exp and products must
+            // round exactly as sequentially. Values near 1; for log-sum-exp a maximum of 0 and the rest around
+            // −1 − ln(length), so that its result (ln of a sum near 1.4) keeps the sum's last bits.
+            for (auto function : {reduce_function::sum, reduce_function::log_sum_exp, reduce_function::multiply}) {
+                INFO("without NaN, function " << static_cast<int>(function));
+                const bool lse = function == reduce_function::log_sum_exp;
+                for (auto& v : values)
+                    v = static_cast<T>(lse ? -1.0 - std::log(static_cast<double>(length)) + rng.uniform_real(-1.0, 1.0)
+                                           : 1.0 + rng.uniform_real(-1e-3, 1e-3));
+                if (lse) values[3 * length / 4] = T(0);
+                guarded_buffer<T> clean({length}, {1});
+                clean.assign(values);
+                const std::size_t pieces =
+                    check_same_for_every_executor<T>(one, unit, [&](auto& exec, auto y) { reduce(exec, clean.const_view(), y, function, {0}); });
+                if (function == reduce_function::sum || length > 65536) CHECK(was_cut(pieces));
+            }
+        }
+    }
+}
