@@ -125,6 +125,25 @@ struct accumulator_of<T, accumulation::arithmetic> {
 template <class T, accumulation Kind = accumulation::arithmetic>
 using accumulator_t = typename detail::accumulator_of<T, Kind>::type;
 
+namespace detail {
+template <class T>
+struct wrapping_kernel_of {
+    using type = T;
+};
+template <std::signed_integral T>
+struct wrapping_kernel_of<T> {
+    using type = std::make_unsigned_t<T>;
+};
+}  // namespace detail
+
+/// The element type whose kernels compute T's wrapping sums, squares and products: for a signed integer the
+/// unsigned type of its width — two's-complement +, − and × give the same bits as unsigned ones, and an object
+/// may be read and written through the unsigned type of its own ([basic.lval]) — so int32 and uint32 share one
+/// instantiation of those kernels (half the integer code of cumulative sums and products, SUM, SUM_SQUARE and
+/// MULTIPLY); T itself for every other type. Orderings (MAX, MIN, argmax) and L1 differ by sign: not shared.
+template <class T>
+using wrapping_kernel_t = typename detail::wrapping_kernel_of<T>::type;
+
 /// Converts an element to its accumulator type (exact: widening, or same-width signed → unsigned).
 template <class T, accumulation Kind = accumulation::arithmetic>
 constexpr accumulator_t<T, Kind> to_accumulator(const T& value) {

@@ -290,4 +290,15 @@ template <class T, class U>
     return overlap::partial;
 }
 
+namespace detail {
+/// The same elements seen as K, an element type of the same size whose objects may alias T's (wrapping_kernel_t:
+/// the unsigned type of a signed integer): the view a kernel instantiated for K reads or writes.
+template <class K, class T>
+    requires(sizeof(K) == sizeof(std::remove_const_t<T>))
+[[nodiscard]] tensor_view<K> view_as(const tensor_view<T>& view) {
+    if constexpr (std::is_same_v<K, T>) return view;
+    else return tensor_view<K>(reinterpret_cast<K*>(view.data()), view.sizes(), view.strides());
+}
+}  // namespace detail
+
 }  // namespace tensorops

@@ -81,6 +81,15 @@ void cumulative(const executor_ref& exec, std::string_view operation, tensor_vie
     });
 }
 
+/// Cumulative sums (Scan = sum_scan) or products (product_scan) of T, computed by the kernels of
+/// wrapping_kernel_t<T>: a signed integer's by its unsigned type's (same bits, one instantiation for both).
+template <template <class> class Scan, class T>
+void wrapping_cumulative(const executor_ref& exec, std::string_view operation, const tensor_view<const T>& input, const tensor_view<T>& output,
+                         const scan_options& options) {
+    using K = wrapping_kernel_t<T>;
+    cumulative(exec, operation, view_as<const K>(input), view_as<K>(output), options, Scan<K>{});
+}
+
 }  // namespace detail
 
 /// Cumulative sum of `input` along `options.axis` into `output` (the table at scan_options).
@@ -97,7 +106,7 @@ void cumulative(const executor_ref& exec, std::string_view operation, tensor_vie
 /// maps two coordinates to one element, output partially overlaps input. Empty tensors: nothing happens.
 template <additive T>
 void cumulative_sum(tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
-    detail::cumulative(sequential, "cumulative_sum", input, output, options, detail::sum_scan<T>{});
+    detail::wrapping_cumulative<detail::sum_scan>(sequential, "cumulative_sum", input, output, options);
 }
 /// cumulative_sum on an executor (exec/executor.hpp): sets of whole lines run on its threads, each line scanned
 /// exactly as sequentially, so the result is bit-identical. With fewer lines than threads, each scan longer than
@@ -106,20 +115,20 @@ void cumulative_sum(tensor_view<const std::type_identity_t<T>> input, tensor_vie
 template <additive T, class E>
     requires executor<std::remove_reference_t<E>>
 void cumulative_sum(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
-    detail::cumulative(exec, "cumulative_sum", input, output, options, detail::sum_scan<T>{});
+    detail::wrapping_cumulative<detail::sum_scan>(exec, "cumulative_sum", input, output, options);
 }
 
 /// Cumulative product of `input` along `options.axis` into `output`; the exclusive identity is 1.
 /// Types, rounding, wrap-around, aliasing and errors exactly as cumulative_sum (integer products wrap).
 template <multiplicative T>
 void cumulative_product(tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
-    detail::cumulative(sequential, "cumulative_product", input, output, options, detail::product_scan<T>{});
+    detail::wrapping_cumulative<detail::product_scan>(sequential, "cumulative_product", input, output, options);
 }
 /// cumulative_product on an executor, as cumulative_sum's executor overload.
 template <multiplicative T, class E>
     requires executor<std::remove_reference_t<E>>
 void cumulative_product(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
-    detail::cumulative(exec, "cumulative_product", input, output, options, detail::product_scan<T>{});
+    detail::wrapping_cumulative<detail::product_scan>(exec, "cumulative_product", input, output, options);
 }
 
 /// Cumulative scan with a caller's associative `operation` (T, T → T) whose identity is `identity`.

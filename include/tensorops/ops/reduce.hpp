@@ -125,11 +125,13 @@ void fill_empty_groups(reduce_function function, const tensor_view<U>& output) {
     iter::for_each_element(iter::plan_loops(request), [&](const std::array<std::ptrdiff_t, 1>& at) { output.data()[at[0]] = value; });
 }
 
-/// Runs the kernel of `r` on the plan, on the executor.
-template <class T, class R>
+/// Runs the kernel of `r`, a reduction of elements of type K, on the plan, on the executor: K is T, or for the
+/// wrapping sums, squares and products of a signed integer its unsigned type (wrapping_kernel_t: same bits).
+template <class K, class T, class R>
+    requires(sizeof(K) == sizeof(T))
 void run_reduction(const executor_ref& exec, const reduce_plan<2>& plan, const tensor_view<const T>& input, const tensor_view<T>& output,
                    const R& r) {
-    run_reduce_on(exec, input.data(), output.data(), plan.nest, plan.reduced, plan.count, r);
+    run_reduce_on(exec, reinterpret_cast<const K*>(input.data()), reinterpret_cast<K*>(output.data()), plan.nest, plan.reduced, plan.count, r);
 }
 
 template <class T>
@@ -178,37 +180,40 @@ void reduce_values(const executor_ref& exec, const tensor_view<const T>& input, 
     }
     using lift = lift_kind;
     using finish = finish_kind;
+    using W = wrapping_kernel_t<T>;  // sums, squares and products of int32 run on uint32's kernels
     switch (function) {
         case reduce_function::sum:
-            if constexpr (additive<T>) run_reduction(exec, plan, input, output, sum_reduction<T, lift::value, finish::value>{});
+            if constexpr (additive<T>) run_reduction<W>(exec, plan, input, output, sum_reduction<W, lift::value, finish::value>{});
             break;
         case reduce_function::sum_square:
-            if constexpr (additive<T> && multiplicative<T>) run_reduction(exec, plan, input, output, sum_reduction<T, lift::square, finish::value>{});
+            if constexpr (additive<T> && multiplicative<T>) run_reduction<W>(exec, plan, input, output, sum_reduction<W, lift::square, finish::value>{});
             break;
         case reduce_function::l1:
-            if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, float16>)
-                run_reduction(exec, plan, input, output, sum_reduction<T, lift::absolute, finish::value>{});
+            if constexpr (std::is_unsigned_v<T>)  // |x| = x: the SUM kernel
+                run_reduction<T>(exec, plan, input, output, sum_reduction<T, lift::value, finish::value>{});
+            else if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, float16>)
+                run_reduction<T>(exec, plan, input, output, sum_reduction<T, lift::absolute, finish::value>{});
             break;
         case reduce_function::l2:
-            if constexpr (floating) run_reduction(exec, plan, input, output, sum_reduction<T, lift::square, finish::square_root>{});
+            if constexpr (floating) run_reduction<T>(exec, plan, input, output, sum_reduction<T, lift::square, finish::square_root>{});
             break;
         case reduce_function::average:
-            if constexpr (floating) run_reduction(exec, plan, input, output, sum_reduction<T, lift::value, finish::mean>{});
+            if constexpr (floating) run_reduction<T>(exec, plan, input, output, sum_reduction<T, lift::value, finish::mean>{});
             break;
         case reduce_function::log_sum:
-            if constexpr (floating) run_reduction(exec, plan, input, output, sum_reduction<T, lift::value, finish::logarithm>{});
+            if constexpr (floating) run_reduction<T>(exec, plan, input, output, sum_reduction<T, lift::value, finish::logarithm>{});
             break;
         case reduce_function::log_sum_exp:
-            if constexpr (floating) run_reduction(exec, plan, input, output, log_sum_exp_reduction<T>{});
+            if constexpr (floating) run_reduction<T>(exec, plan, input, output, log_sum_exp_reduction<T>{});
             break;
         case reduce_function::multiply:
-            if constexpr (multiplicative<T>) run_reduction(exec, plan, input, output, product_reduction<T>{});
+            if constexpr (multiplicative<T>) run_reduction<W>(exec, plan, input, output, product_reduction<W>{});
             break;
         case reduce_function::max:
-            if constexpr (totally_ordered_element<T>) run_reduction(exec, plan, input, output, extreme_reduction<T, true>{});
+            if constexpr (totally_ordered_element<T>) run_reduction<T>(exec, plan, input, output, extreme_reduction<T, true>{});
             break;
         case reduce_function::min:
-            if constexpr (totally_ordered_element<T>) run_reduction(exec, plan, input, output, extreme_reduction<T, false>{});
+            if constexpr (totally_ordered_element<T>) run_reduction<T>(exec, plan, input, output, extreme_reduction<T, false>{});
             break;
         default: break;
     }
