@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -95,6 +96,50 @@ TEMPLATE_LIST_TEST_CASE("reduce: short contiguous rows, every length class, grou
             const std::vector<std::ptrdiff_t> strides{static_cast<std::ptrdiff_t>(rows * row_stride), static_cast<std::ptrdiff_t>(row_stride), 1};
             INFO("rows " << outer << " x " << rows << " of " << length << ", row stride " << row_stride);
             check_reduce<T>(rng, f, sizes, {2}, strides, tensorops_test::layout_kind::mixed);
+        }
+    }
+}
+
+// Back-to-back rows narrower than a register (2 ≤ length ≤ narrow_row_max, 32- and 64-bit lanes) take the narrow-row
+// kernel, which assembles W rows' components from L whole registers by permutes and blends; it must give every row
+// exactly the short-row kernel's value (reduce_kernels.hpp), which the same rows with a padded row stride take —
+// NaN, −0 and infinities included, for every whole group of W rows and the partial rest, into a packed or strided
+// output. Lengths up to W + 1 cover both kernels' limits; types without the kernel must agree as well.
+TEMPLATE_LIST_TEST_CASE("reduce: back-to-back narrow rows give each row the padded rows' value, bit for bit", "", tensorops_test::builtin_types) {
+    using T = TestType;
+    constexpr std::size_t W = simd::lanes<T>;
+    test_rng rng(std::string("reduce narrow rows ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    std::size_t case_index = 0;
+    for (std::size_t length = 2; length <= std::max<std::size_t>(W + 1, 5); ++length) {
+        for (const std::size_t rows : {std::size_t{1}, W - 1, W, 3 * W + rng.uniform<std::size_t>(1, W)}) {
+            if (rows == 0) continue;
+            for (const reduce_function f : value_functions) {
+                if (std::is_integral_v<T> && !integer_capable(f)) continue;
+                if (!tensorops_test::runs_in_this_build(case_index++)) continue;
+                std::vector<T> values(rows * length);
+                for (auto& v : values) {
+                    v = f == reduce_function::multiply ? static_cast<T>(rng.uniform_real(0.5, 1.5)) : tensorops_test::random_value<T>(rng);
+                    if constexpr (!std::is_integral_v<T>) {
+                        const double special = rng.uniform_real(0.0, 1.0);
+                        if (special < 0.03) v = std::numeric_limits<T>::quiet_NaN();
+                        else if (special < 0.06) v = static_cast<T>(-0.0);
+                        else if (special < 0.08) v = static_cast<T>(special < 0.07 ? -1.0 : 1.0) * std::numeric_limits<T>::infinity();
+                    }
+                }
+                const std::vector<std::size_t> sizes{rows, length}, out_sizes{rows, 1};
+                guarded_buffer<T> packed(sizes, {static_cast<std::ptrdiff_t>(length), 1}), padded(sizes, {static_cast<std::ptrdiff_t>(length + 1), 1});
+                packed.assign(values);
+                padded.assign(values);
+                const std::vector<std::ptrdiff_t> out_strides{rng.chance(0.5) ? 1 : 3, 1};
+                guarded_buffer<T> got(out_sizes, out_strides), expected(out_sizes, out_strides);
+                reduce(packed.const_view(), got.view(), f, {1});
+                reduce(padded.const_view(), expected.view(), f, {1});
+                INFO(rows << " rows of " << length << ", function " << static_cast<int>(f) << ", output stride " << out_strides[0]);
+                const auto a = got.values(), b = expected.values();
+                CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+                CHECK(got.untouched_outside_view());
+            }
         }
     }
 }

@@ -205,4 +205,50 @@ template <class P>
     return P(to_array(value)[0]);
 }
 
+/// Lane i of the result is lane Pattern::get(i, P::size) of `value` (< P::size): a permutation fixed at compile time,
+/// for registers of 32- or 64-bit lanes one instruction on x86 (SSE2 `pshufd`, AVX2 `vpermd` / `vpermq`, AVX-512
+/// `vpermd` / `vpermq` with a constant index register); other registers go through memory (correct, slower).
+template <class Pattern, class P>
+[[nodiscard]] P permute_constant(const P& value) noexcept {
+    using C = typename P::value_type;
+    constexpr std::size_t W = P::size;
+    if constexpr (W == 1) {
+        return value;
+    } else {
+#if TENSOROPS_X86_INTRINSICS
+        constexpr auto source = [](std::size_t lane) { return static_cast<int>(Pattern::get(static_cast<unsigned>(lane), static_cast<unsigned>(W))); };
+        if constexpr (detail::is_avx2_register<P> && sizeof(C) == 4) {
+            const __m256i lanes = _mm256_setr_epi32(source(0), source(1), source(2), source(3), source(4), source(5), source(6), source(7));
+            return detail::from_bytes<P>(_mm256_permutevar8x32_epi32(detail::as_bytes(value), lanes));
+        } else if constexpr (detail::is_avx2_register<P> && sizeof(C) == 8) {
+            constexpr int order = source(0) | source(1) << 2 | source(2) << 4 | source(3) << 6;
+            return detail::from_bytes<P>(_mm256_permute4x64_epi64(detail::as_bytes(value), order));
+        } else if constexpr (detail::is_sse2_register<P> && sizeof(C) == 4) {
+            constexpr int order = source(0) | source(1) << 2 | source(2) << 4 | source(3) << 6;
+            return detail::from_bytes<P>(_mm_shuffle_epi32(detail::as_bytes(value), order));
+        } else if constexpr (detail::is_sse2_register<P> && sizeof(C) == 8) {  // a 64-bit lane is two 32-bit words
+            constexpr int order = 2 * source(0) | (2 * source(0) + 1) << 2 | 2 * source(1) << 4 | (2 * source(1) + 1) << 6;
+            return detail::from_bytes<P>(_mm_shuffle_epi32(detail::as_bytes(value), order));
+        }
+#if defined(__AVX512F__)
+        else if constexpr (detail::is_avx512_register<P> && sizeof(C) == 4) {
+            const __m512i lanes = _mm512_setr_epi32(source(0), source(1), source(2), source(3), source(4), source(5), source(6), source(7), source(8),
+                                                    source(9), source(10), source(11), source(12), source(13), source(14), source(15));
+            return detail::from_bytes<P>(_mm512_permutexvar_epi32(lanes, detail::as_bytes(value)));
+        } else if constexpr (detail::is_avx512_register<P> && sizeof(C) == 8) {
+            const __m512i lanes = _mm512_setr_epi64(source(0), source(1), source(2), source(3), source(4), source(5), source(6), source(7));
+            return detail::from_bytes<P>(_mm512_permutexvar_epi64(lanes, detail::as_bytes(value)));
+        }
+#endif
+        else
+#endif
+        {
+            const auto in = to_array(value);
+            std::array<C, W> out;
+            for (std::size_t i = 0; i < W; ++i) out[i] = in[Pattern::get(static_cast<unsigned>(i), static_cast<unsigned>(W))];
+            return from_array<P>(out);
+        }
+    }
+}
+
 }  // namespace tensorops::simd

@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <numeric>
 #include <vector>
 
 #include "../../exec/executor.hpp"
@@ -31,6 +32,7 @@
 #include "../../iter/unroll.hpp"
 #include "../../simd/pack.hpp"
 #include "../../simd/prefetch.hpp"
+#include "../../simd/shuffle.hpp"
 #include "reductions.hpp"
 
 namespace tensorops::detail {
@@ -591,6 +593,166 @@ template <class T, class R, std::size_t G, class Shift>
     return simd::reduce_lanes_of_rows(acc, [&](const P& a, const P& b) { return r.combine_lanes(a, b); });
 }
 
+// Narrow rows back to back: rows of L elements, 2 ≤ L ≤ narrow_row_max and L < W (the register's lanes), each row
+// right after the previous one (row stride L), in registers of 32- or 64-bit lanes.
+//
+// Algorithm. The short-row kernel reads each such row with a partial load of its own and folds eight rows' registers
+// into one by a butterfly: ~9 cycles per row of 3 floats with AVX2, three times a plain loop. Here W rows are L whole
+// registers v[0 … L): component c of the W rows (lane p = element p·L + c, which is lane (p·L + c) mod W of register
+// (p·L + c) div W) is assembled by constant blends and permutes — when L and W are coprime the lane a row takes from
+// each register is distinct, so the L registers are first blended into one (L − 1 blends) and permuted once; otherwise
+// each register is permuted and the results blended (L permutes). Then each lane (row) is combined exactly as the
+// short-row kernel combines a row shorter than a register: the lanes from L on the identity, folded by reduce_lanes'
+// tree (lane i with lane i + K, K = W/2 … 1) — so a row's value is bit for bit what the short-row kernel gives it,
+// whichever kernel a piece of the outputs takes. For that the elements are lifted (squared, |x|, e^(x − shift)) in
+// the loaded registers, before the blends and permutes, as the short-row kernel lifts before its selects: a lift
+// meeting a combination directly would let the compiler contract x·x + y into a fused multiply-add that the other
+// kernel does not make. Log-sum-exp's shift, one per row (lane), is spread to the loaded registers' layout by a
+// permute each. Rows after the last whole W are read by partial loads. Rows of 3 floats (AVX2): 3 loads, 3
+// permutes, 6 blends and 6 adds per 8 rows, where a plain loop does 3 loads and 2 adds per row.
+
+/// Back-to-back rows of up to this many elements (and fewer than a register's lanes) take the narrow-row kernel: its
+/// permutes grow as L² where the short-row kernel's work per row barely grows with L.
+inline constexpr std::size_t narrow_row_max = 4;
+
+/// Whether T has the narrow-row kernel: registers of 32- or 64-bit lanes, which have one-instruction permutes.
+template <class T>
+inline constexpr bool has_narrow_row_kernel = [] {
+    if constexpr (simd::vectorized && builtin_element<T>) return sizeof(simd::compute_t<T>) >= 4 && simd::lanes<T> > 2;
+    else return false;
+}();
+
+namespace narrow_rows {
+
+/// Component C of rows of L in a register of W lanes: row p's element is lane (p·L + C) mod W of register (p·L + C) div W.
+template <std::size_t L, std::size_t C>
+struct component_lane {
+    static constexpr std::size_t get(unsigned p, unsigned w) noexcept { return (p * L + C) % w; }
+};
+template <std::size_t L, std::size_t C, std::size_t S>
+struct component_in_register {
+    static constexpr bool get(unsigned p, unsigned w) noexcept { return (p * L + C) / w == S; }
+};
+/// The row lane q of register S belongs to: element S·W + q of the W rows.
+template <std::size_t L, std::size_t S>
+struct row_of_lane {
+    static constexpr std::size_t get(unsigned q, unsigned w) noexcept { return (S * w + q) / L; }
+};
+/// For L and W coprime: lane q of the blend holds the element of the row p whose component C is lane q — from register S?
+template <std::size_t L, std::size_t C, std::size_t S>
+struct source_lane_in_register {
+    static constexpr bool get(unsigned q, unsigned w) noexcept {
+        for (unsigned p = 0; p < w; ++p)
+            if ((p * L + C) % w == q) return (p * L + C) / w == S;
+        return false;
+    }
+};
+
+/// Component C of the W rows held in v (lane p = row p's element C).
+template <std::size_t C, std::size_t L, class P>
+[[gnu::always_inline]] inline P component(const std::array<P, L>& v) noexcept {
+    constexpr std::size_t W = P::size;
+    P out = v[0];
+    if constexpr (std::gcd(L, W) == 1) {
+        iter::unrolled<L - 1>([&](auto s) { out = simd::select_constant<source_lane_in_register<L, C, s + 1>>(v[s + 1], out); });
+        return simd::permute_constant<component_lane<L, C>>(out);
+    } else {
+        out = simd::permute_constant<component_lane<L, C>>(out);
+        iter::unrolled<L - 1>([&](auto s) {
+            out = simd::select_constant<component_in_register<L, C, s + 1>>(simd::permute_constant<component_lane<L, C>>(v[s + 1]), out);
+        });
+        return out;
+    }
+}
+
+/// The L components of the W rows held in v.
+template <std::size_t L, class P>
+[[gnu::always_inline]] inline std::array<P, L> components(const std::array<P, L>& v) noexcept {
+    std::array<P, L> out;
+    iter::unrolled<L>([&](auto c) { out[c] = component<c>(v); });
+    return out;
+}
+
+/// Lane-wise, reduce_lanes' tree over W virtual lanes: lane c < L is component c (lifted already), the others r's
+/// identity; lane i is combined with lane i + K for K = W/2 … 1. Pairs of identities stay the identity without an
+/// instruction (e ∘ e = e for every reduction); a lane meeting an identity is still combined (−0 + 0 = +0).
+template <std::size_t W, std::size_t L, class P, class R>
+[[gnu::always_inline]] inline P fold_rows(const std::array<P, L>& components, const R& r) noexcept {
+    using C = typename P::value_type;
+    std::array<P, W> lane;
+    iter::unrolled<W>([&](auto c) {
+        if constexpr (c < L) lane[c] = components[c];
+        else lane[c] = P(static_cast<C>(r.identity()));
+    });
+    const auto level = [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& self) {
+        iter::unrolled<K>([&](auto i) {
+            if constexpr (i < L || i + K < L) lane[i] = r.combine_lanes(lane[i], lane[i + K]);
+        });
+        if constexpr (K > 1) self(std::integral_constant<std::size_t, K / 2>{}, self);
+    };
+    level(std::integral_constant<std::size_t, W / 2>{}, level);
+    return lane[0];
+}
+
+}  // namespace narrow_rows
+
+/// The narrow-row kernel (see above): n rows of L elements at x, back to back; row k's value to y[k · out_step].
+template <std::size_t L, class T, class R>
+void reduce_narrow_rows(const T* x, T* y, std::size_t n, std::ptrdiff_t out_step, const R& r) {
+    using P = simd::pack<T>;
+    using C = simd::compute_t<T>;
+    constexpr std::size_t W = P::size;
+    static_assert(L >= 2 && L < W);
+    // Row p's finished value in lane p, as the short-row kernel's group_values computes it for a row shorter than W.
+    const auto rows_of = [&](const std::array<P, L>& v) {
+        const P no_shift(C(0));
+        std::array<P, L> lifted;
+        if constexpr (R::shifted) {  // log-sum-exp: the maxima, then Σ e^(x − shift) where the maximum is finite
+            const P top = narrow_rows::fold_rows<W>(narrow_rows::components(v), extreme_reduction<T, true>{});
+            const P shift = R::shift_for_lanes(top);
+            iter::unrolled<L>([&](auto s) { lifted[s] = r.lift_lanes(v[s], simd::permute_constant<narrow_rows::row_of_lane<L, s>>(shift)); });
+            return r.finish_lanes(R::sum_for_non_finite_lanes(top, narrow_rows::fold_rows<W>(narrow_rows::components(lifted), r)), L, shift);
+        } else {
+            iter::unrolled<L>([&](auto s) { lifted[s] = r.lift_lanes(v[s], no_shift); });
+            return r.finish_lanes(narrow_rows::fold_rows<W>(narrow_rows::components(lifted), r), L, no_shift);
+        }
+    };
+    // Stored as the short-row kernel stores (a conversion per element: float16's rounding and NaNs the same).
+    const auto store = [&](T* out, const P& values, std::size_t count) {
+        if constexpr (!std::is_same_v<T, float16>) {
+            if (out_step == 1 && count == W) return simd::store(out, values);
+        }
+        const auto lanes = simd::to_array(values);
+        for (std::size_t k = 0; k < count; ++k) out[static_cast<std::ptrdiff_t>(k) * out_step] = static_cast<T>(lanes[k]);
+    };
+    std::size_t i = 0;
+    for (; i + W <= n; i += W, x += W * L, y += static_cast<std::ptrdiff_t>(W) * out_step) {
+        std::array<P, L> v;
+        iter::unrolled<L>([&](auto s) { v[s] = simd::load(x + s * W); });
+        store(y, rows_of(v), W);
+    }
+    if (const std::size_t rest = n - i; rest != 0) {  // partial loads; the lanes past the rows are not stored
+        std::array<P, L> v;
+        iter::unrolled<L>([&](auto s) {
+            const std::size_t first = s * W, available = rest * L > first ? std::min(W, rest * L - first) : 0;
+            v[s] = available == 0 ? P(C(0)) : simd::load_partial(x + first, available, C(0));
+        });
+        store(y, rows_of(v), rest);
+    }
+}
+
+/// reduce_narrow_rows for the row length `length` (2 ≤ length ≤ narrow_row_max, length < W).
+template <class T, class R>
+void reduce_narrow_rows(const T* x, T* y, std::size_t n, std::ptrdiff_t out_step, std::size_t length, const R& r) {
+    constexpr std::size_t W = simd::lanes<T>;
+    iter::unrolled<narrow_row_max - 1>([&](auto k) {
+        constexpr std::size_t L = k + 2;
+        if constexpr (L < W) {
+            if (length == L) reduce_narrow_rows<L>(x, y, n, out_step, r);
+        }
+    });
+}
+
 /// The short-row kernel (see above) for rows of `length` elements, 1 ≤ length ≤ short_row_elements<T>.
 template <class T, class R>
 void reduce_short_rows(const T* input, T* output, const iter::loop_nest<2>& kept, std::size_t length, const R& r) {
@@ -618,9 +780,14 @@ void reduce_short_rows(const T* input, T* output, const iter::loop_nest<2>& kept
     const std::size_t n = kept.rank == 0 ? 1 : kept.sizes[inner];
     const std::ptrdiff_t in_step = kept.rank == 0 ? 0 : kept.strides[1][inner];
     const std::ptrdiff_t out_step = kept.rank == 0 ? 0 : kept.strides[0][inner];
+    const bool narrow = has_narrow_row_kernel<T> && in_step == static_cast<std::ptrdiff_t>(length) && length >= 2 && length <= narrow_row_max &&
+                        length < P::size;  // back-to-back rows narrower than a register: the narrow-row kernel
     iter::for_each_outer_index(kept, inner, [&](const std::array<std::ptrdiff_t, 2>& line) {
         const T* x = input + line[1];
         T* y = output + line[0];
+        if constexpr (has_narrow_row_kernel<T>) {
+            if (narrow) return reduce_narrow_rows(x, y, n, out_step, length, r);
+        }
         std::array<const T*, G> rows;
         std::size_t i = 0;
         for (; i + G <= n; i += G, x += static_cast<std::ptrdiff_t>(G) * in_step, y += static_cast<std::ptrdiff_t>(G) * out_step) {
