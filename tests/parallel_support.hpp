@@ -85,6 +85,15 @@ std::vector<std::size_t> large_sizes(test_rng& rng, std::size_t rank, std::size_
     }
 }
 
+/// Random axes to reduce among `rank`: each with probability ½, but neither none nor all (then one at random).
+inline std::vector<std::size_t> random_axes(test_rng& rng, std::size_t rank) {
+    std::vector<std::size_t> axes;
+    for (std::size_t d = 0; d < rank; ++d)
+        if (rng.chance(0.5)) axes.push_back(d);
+    if (axes.empty() || axes.size() == rank) axes = {rng.uniform<std::size_t>(0, rank - 1)};
+    return axes;
+}
+
 constexpr layout_kind layouts[] = {layout_kind::packed, layout_kind::transposed, layout_kind::padded, layout_kind::reversed,
                                    layout_kind::mixed};
 

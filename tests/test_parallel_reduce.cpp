@@ -52,10 +52,7 @@ TEMPLATE_LIST_TEST_CASE("parallel reduce: bit-identical to sequential for every 
         for (int trial = 0; trial < 2; ++trial) {
             const std::size_t rank = rng.uniform<std::size_t>(2, 4);
             const auto sizes = large_sizes<T>(rng, rank, 40, 80);
-            std::vector<std::size_t> axes;
-            for (std::size_t d = 0; d < rank; ++d)
-                if (rng.chance(0.5)) axes.push_back(d);
-            if (axes.empty() || axes.size() == rank) axes = {rng.uniform<std::size_t>(0, rank - 1)};
+            const std::vector<std::size_t> axes = random_axes(rng, rank);
             const auto in_kind = layouts[rng.uniform<std::size_t>(0, 4)], out_kind = layouts[rng.uniform<std::size_t>(0, 4)];
             const auto input = random_tensor<T>(rng, sizes, in_kind, function == reduce_function::multiply);
             auto out_sizes = sizes;
@@ -109,10 +106,7 @@ TEMPLATE_LIST_TEST_CASE("parallel argmax/argmin: bit-identical to sequential for
     for (int trial = 0; trial < 8; ++trial) {
         const std::size_t rank = rng.uniform<std::size_t>(1, 4);
         const auto sizes = large_sizes<T>(rng, rank, 40, 80);
-        std::vector<std::size_t> axes;
-        for (std::size_t d = 0; d < rank; ++d)
-            if (rng.chance(0.5)) axes.push_back(d);
-        if (axes.empty() || axes.size() == rank) axes = {rng.uniform<std::size_t>(0, rank - 1)};
+        const std::vector<std::size_t> axes = random_axes(rng, rank);
         const auto input = random_tensor<T>(rng, sizes, layouts[rng.uniform<std::size_t>(0, 4)]);
         auto out_sizes = sizes;
         for (std::size_t a : axes) out_sizes[a] = 1;
