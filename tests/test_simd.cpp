@@ -258,6 +258,44 @@ TEMPLATE_LIST_TEST_CASE("simd: lane shifts by every distance, with zero and non-
     }
 }
 
+namespace {
+/// Permutation patterns for permute_constant: reversed lanes, a rotation, every lane from lane 1, and the narrow-row
+/// kernel's component gather for rows of 3 ((3p + 2) mod W).
+struct reversed_lanes {
+    static constexpr std::size_t get(unsigned lane, unsigned size) { return size - 1 - lane; }
+};
+struct rotated_lanes {
+    static constexpr std::size_t get(unsigned lane, unsigned size) { return (lane + 3) % size; }
+};
+struct lane_one_everywhere {
+    static constexpr std::size_t get(unsigned, unsigned size) { return size > 1 ? 1 : 0; }
+};
+struct third_component_of_rows_of_three {
+    static constexpr std::size_t get(unsigned lane, unsigned size) { return (3 * lane + 2) % size; }
+};
+
+template <class T, class Pattern>
+void check_permute(const std::array<C<T>, W<T>>& lanes) {
+    const auto got = simd::to_array(simd::permute_constant<Pattern>(simd::from_array<simd::pack<T>>(lanes)));
+    for (unsigned i = 0; i < W<T>; ++i) {
+        INFO("lane " << i);
+        CHECK(same<T>(got[i], lanes[Pattern::get(i, static_cast<unsigned>(W<T>))]));
+    }
+}
+}  // namespace
+
+// One instruction for 32- and 64-bit lanes on x86 (pshufd, vpermd, vpermq), through memory for the others.
+TEMPLATE_LIST_TEST_CASE("simd: permute_constant moves every lane where its pattern says", "", tensorops_test::builtin_types) {
+    using T = TestType;
+    test_rng rng("simd permute");
+    INFO(rng.describe());
+    const auto lanes = random_lanes<T>(rng);
+    check_permute<T, reversed_lanes>(lanes);
+    check_permute<T, rotated_lanes>(lanes);
+    check_permute<T, lane_one_everywhere>(lanes);
+    check_permute<T, third_component_of_rows_of_three>(lanes);
+}
+
 TEMPLATE_LIST_TEST_CASE("simd: in-register inclusive scans", "", tensorops_test::builtin_types) {
     using T = TestType;
     using P = simd::pack<T>;

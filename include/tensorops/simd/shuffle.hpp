@@ -1,5 +1,6 @@
 // tensorops/simd/shuffle.hpp — moving lanes within a register: shifts by whole lanes and broadcasting the
-// last lane (the building blocks of in-register prefix scans and of their carries).
+// last lane (the building blocks of in-register prefix scans and of their carries), and permutations fixed at
+// compile time (the narrow-row reduce kernel's regrouping of back-to-back rows).
 //
 // On x86 the shifts are byte shifts of the whole register, the same instructions for every element type:
 // SSE2 `pslldq`/`psrldq`; AVX2 shifts within each 128-bit half and takes the bytes that cross the middle from
