@@ -717,11 +717,10 @@ void reduce_narrow_rows(const T* x, T* y, std::size_t n, std::ptrdiff_t out_step
             return r.finish_lanes(narrow_rows::fold_rows<W>(narrow_rows::components(lifted), r), L, no_shift);
         }
     };
-    // Stored as the short-row kernel stores (a conversion per element: float16's rounding and NaNs the same).
+    // A whole register to consecutive outputs at once, otherwise element by element (float16: simd::store and the
+    // element conversion round alike, NaN payloads included — core/float16.hpp).
     const auto store = [&](T* out, const P& values, std::size_t count) {
-        if constexpr (!std::is_same_v<T, float16>) {
-            if (out_step == 1 && count == W) return simd::store(out, values);
-        }
+        if (out_step == 1 && count == W) return simd::store(out, values);
         const auto lanes = simd::to_array(values);
         for (std::size_t k = 0; k < count; ++k) out[static_cast<std::ptrdiff_t>(k) * out_step] = static_cast<T>(lanes[k]);
     };
