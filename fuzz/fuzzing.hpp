@@ -25,7 +25,8 @@ namespace tensorops_fuzz {
 namespace dml = tensorops::dml;
 namespace ref = tensorops_test::reference;
 
-/// The executor of the current input (see the file comment).
+/// The executor of the current input: a pool of three threads for inputs of odd length, sequential otherwise
+/// (dml_fuzzer.cpp sets it; see its file comment).
 inline tensorops::executor_ref current_executor = tensorops::sequential;
 using dml::tensor_data_type;
 using tensorops::axis_direction;
