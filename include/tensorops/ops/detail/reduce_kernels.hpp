@@ -895,18 +895,50 @@ template <class T, class Step>
                    [tail](auto* p, const auto& v) { simd::store_partial(p, v, tail); });
 }
 
+/// for_each_row_vector, walking the row whose lanes start at `row` a cache line at a time and hinting, once per line,
+/// the line `ahead` bytes past it (see rows_ahead_bytes): what the outer kernels read, one vector per step_lanes.
+template <class T, class Step>
+[[gnu::always_inline]] inline void for_each_row_vector_prefetching(const T* row, std::ptrdiff_t ahead, std::size_t width, Step&& step_lanes) {
+    constexpr std::size_t W = simd::lanes<T>;
+    constexpr std::size_t per_line = std::max<std::size_t>(1, simd::cache_line_bytes / (W * sizeof(T)));  // vectors per line
+    const auto load = [](const auto* p) { return simd::load(p); };
+    const auto store = [](auto* p, const auto& v) { simd::store(p, v); };
+    std::size_t j = 0;
+    for (; j + per_line * W <= width; j += per_line * W) {
+        simd::prefetch_ahead(row + j, ahead, 1);
+        for (std::size_t k = 0; k < per_line; ++k) step_lanes(j + k * W, load, store);
+    }
+    if (j == width) return;
+    simd::prefetch_ahead(row + j, ahead, 1);
+    for (; j + W <= width; j += W) step_lanes(j, load, store);
+    if (const std::size_t tail = width - j; tail != 0)
+        step_lanes(j, [tail](const auto* p) { return simd::load_partial(p, tail, {}); },
+                   [tail](auto* p, const auto& v) { simd::store_partial(p, v, tail); });
+}
+
+/// How far ahead (bytes, signed) an outer kernel walking rows `pitch` elements apart hints: the row at least
+/// simd::outer_prefetch_distance bytes on (the next row for wider pitches; none for a pitch of 0).
+template <class T>
+[[nodiscard]] constexpr std::ptrdiff_t rows_ahead_bytes(std::ptrdiff_t pitch) noexcept {
+    const std::ptrdiff_t bytes = pitch * static_cast<std::ptrdiff_t>(sizeof(T));
+    if (bytes == 0) return 0;
+    const std::ptrdiff_t size = bytes < 0 ? -bytes : bytes;
+    return bytes * ((simd::outer_prefetch_distance + size - 1) / size);
+}
+
 template <class C>
 void fill_row(C* row, std::size_t width, C value) {
     std::fill(row, row + width, value);
 }
 
-/// accumulators[j] ∘= the input row's lane j lifted, for lanes 0 … width − 1 (reductions that are not shifted).
+/// accumulators[j] ∘= the input row's lane j lifted, for lanes 0 … width − 1 (reductions that are not shifted);
+/// hints the memory `ahead` bytes past the row (rows_ahead_bytes; 0: the row itself, no hint worth the name).
 template <class T, class R>
-void fold_row(const T* row, simd::compute_t<T>* accumulators, std::size_t width, const R& r) {
+void fold_row(const T* row, simd::compute_t<T>* accumulators, std::size_t width, const R& r, std::ptrdiff_t ahead = 0) {
     static_assert(!R::shifted, "log-sum-exp folds its rows in log_sum_exp_block");
     using P = simd::pack<T>;
     const P no_shift(simd::compute_t<T>(0));
-    for_each_row_vector<T>(width, [&](std::size_t j, const auto& load, const auto& store) {
+    for_each_row_vector_prefetching<T>(row, ahead, width, [&](std::size_t j, const auto& load, const auto& store) {
         store(accumulators + j, r.combine_lanes(P(load(accumulators + j)), r.lift_lanes(P(load(row + j)), no_shift)));
     });
 }
@@ -932,17 +964,18 @@ template <class T>
     return std::max<std::size_t>(1, std::min(wanted, panel / width));
 }
 
-/// Calls visit(row, lanes) for the group's rows from `base` in order, one at a time: each row is `fuse`
+/// Calls visit(row, lanes, ahead) for the group's rows from `base` in order, one at a time: each row is `fuse`
 /// back-to-back rows of `width` (lanes = fuse · width) while whole ones remain in the line, then single rows
-/// (lanes = width).
+/// (lanes = width); `ahead` is what to prefetch, rows_ahead_bytes of the line's pitch.
 template <class T, class Visit>
 void for_each_row(const T* base, const iter::loop_nest<2>& group, std::size_t width, std::size_t fuse, Visit&& visit) {
     for_each_group_line(base, group, [&](const T* line, std::size_t length, std::ptrdiff_t step) {
         const std::size_t wide = fuse * width;
         const std::ptrdiff_t wide_step = static_cast<std::ptrdiff_t>(fuse) * step;
+        const std::ptrdiff_t wide_ahead = rows_ahead_bytes<T>(wide_step), ahead = rows_ahead_bytes<T>(step);
         std::size_t i = 0;
-        for (; i + fuse <= length; i += fuse, line += wide_step) visit(line, wide);
-        for (; i < length; ++i, line += step) visit(line, width);
+        for (; i + fuse <= length; i += fuse, line += wide_step) visit(line, wide, wide_ahead);
+        for (; i < length; ++i, line += step) visit(line, width, ahead);
     });
 }
 
@@ -965,8 +998,8 @@ void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& 
         for (std::size_t k = 0; k < levels; ++k) fill_row(rows.row(k), lanes, identity);
         C* running = rows.row(0);
         std::size_t rows_in_block = 0, blocks = 0;
-        for_each_row(x + start, group, w, fuse, [&](const T* row, std::size_t row_lanes) {
-            fold_row(row, running, row_lanes, r);
+        for_each_row(x + start, group, w, fuse, [&](const T* row, std::size_t row_lanes, std::ptrdiff_t ahead) {
+            fold_row(row, running, row_lanes, r, ahead);
             if constexpr (R::row_blocks) {
                 if (++rows_in_block < cascade_block) return;
                 combine_rows<T>(rows.row(1), running, lanes, r);
@@ -1016,7 +1049,7 @@ void reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_
                 C* running = partial.data() + b * width + start;
                 fill_row(running, w, identity);
                 const T* row = x + start + static_cast<std::ptrdiff_t>(first) * step;
-                for (std::size_t i = first; i < end; ++i, row += step) fold_row(row, running, w, r);
+                for (std::size_t i = first; i < end; ++i, row += step) fold_row(row, running, w, r, rows_ahead_bytes<T>(step));
             }
         }
     });
