@@ -52,7 +52,7 @@ void BM_tensorops(benchmark::State& state) {
     const tensorops::tensor_view<T> y(p.output.data(), {p.rows, columns});
     const tensorops::scan_options options{static_cast<std::size_t>(state.range(1))};
     label<T>(state);
-    tb::run(state, p.bytes_moved, tb::limit::copy, [&] {
+    tb::run_paired(state, p.bytes_moved, tb::limit::copy, tb::paired_copy(p.input, p.output), [&] {
         if constexpr (Product) tensorops::cumulative_product(x, y, options);
         else tensorops::cumulative_sum(x, y, options);
         benchmark::DoNotOptimize(p.output.data());
@@ -66,7 +66,7 @@ void BM_tensorops_cumsum_f32_decreasing_exclusive(benchmark::State& state) {
     const tensorops::tensor_view<float> y(p.output.data(), {p.rows, columns});
     const tensorops::scan_options options{static_cast<std::size_t>(state.range(1)), tensorops::axis_direction::decreasing, true};
     label<float>(state);
-    tb::run(state, p.bytes_moved, tb::limit::copy, [&] {
+    tb::run_paired(state, p.bytes_moved, tb::limit::copy, tb::paired_copy(p.input, p.output), [&] {
         tensorops::cumulative_sum(x, y, options);
         benchmark::DoNotOptimize(p.output.data());
         benchmark::ClobberMemory();
@@ -81,7 +81,7 @@ void BM_scalar_loop_cumsum(benchmark::State& state) {
     auto p = make_problem<T>(state);
     label<T>(state);
     const bool contiguous = state.range(1) == 1;
-    tb::run(state, p.bytes_moved, tb::limit::copy, [&] {
+    tb::run_paired(state, p.bytes_moved, tb::limit::copy, tb::paired_copy(p.input, p.output), [&] {
         const T* x = p.input.data();
         T* y = p.output.data();
         if (contiguous) {
@@ -111,7 +111,7 @@ void BM_eigen(benchmark::State& state) {
     const Eigen::TensorMap<const Eigen::Tensor<const float, 2, Eigen::RowMajor>> x(p.input.data(), static_cast<Eigen::Index>(p.rows), static_cast<Eigen::Index>(columns));
     Eigen::TensorMap<matrix> y(p.output.data(), static_cast<Eigen::Index>(p.rows), static_cast<Eigen::Index>(columns));
     const auto axis = static_cast<Eigen::Index>(state.range(1));
-    tb::run(state, p.bytes_moved, tb::limit::copy, [&] {
+    tb::run_paired(state, p.bytes_moved, tb::limit::copy, tb::paired_copy(p.input, p.output), [&] {
         if constexpr (Product) y = x.cumprod(axis);
         else y = x.cumsum(axis);
         benchmark::DoNotOptimize(p.output.data());
@@ -127,7 +127,7 @@ void BM_xtensor_cumsum(benchmark::State& state) {
     const auto x = xt::adapt(p.input.data(), p.rows * columns, xt::no_ownership(), std::array<std::size_t, 2>{p.rows, columns});
     auto y = xt::adapt(p.output.data(), p.rows * columns, xt::no_ownership(), std::array<std::size_t, 2>{p.rows, columns});
     const auto axis = static_cast<std::ptrdiff_t>(state.range(1));
-    tb::run(state, p.bytes_moved, tb::limit::copy, [&] {
+    tb::run_paired(state, p.bytes_moved, tb::limit::copy, tb::paired_copy(p.input, p.output), [&] {
         y = xt::cumsum(x, axis);  // xtensor's cumsum evaluates into a temporary, then assigns
         benchmark::DoNotOptimize(p.output.data());
         benchmark::ClobberMemory();

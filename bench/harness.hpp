@@ -12,7 +12,10 @@
 //   * counters: `bytes_per_second` and `pct_of_read_limit` / `pct_of_copy_limit` (the mean pass), plus
 //               `best_pct_of_read_limit` / `best_pct_of_copy_limit` (the fastest pass, for iterations of at least
 //               1 MiB: like against like, since the limits are fastest passes too) and `allocs_per_iter`
-//               (heap allocations per iteration: main.cpp wraps malloc & co., operator new included).
+//               (heap allocations per iteration: main.cpp wraps malloc & co., operator new included);
+//               benchmarks of ≥ 16 MiB run through run_paired also report `paired_pct_of_…` and
+//               `paired_median_pct_of_…`: against the limit's kernel run on their own buffers between their
+//               iterations, so that the host's speed, which drifts by the minute, cancels out.
 //
 // Byte-counting convention (used by every benchmark, limits included): bytes moved per iteration =
 // bytes the operation must read + bytes it must write, each counted once. A sum of N bytes moves N; a
@@ -497,6 +500,134 @@ void run(benchmark::State& state, std::int64_t bytes_per_iteration, limit which,
     set_bandwidth_counters(state, bytes_per_iteration, which);
     set_allocation_counter(state, allocations_after - allocations_before);
     if (time_passes && best_seconds > 0 && best_seconds < 1e300) set_best_pass_counter(state, bytes_per_iteration, which, best_seconds);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paired probes: the limit's own kernel over the benchmark's own buffers, timed between its iterations.
+//
+// The limits above are the fastest probe pass of the whole process; a benchmark that runs minutes later in a slower
+// phase of the host (this guest's speed moves by up to 30 % from one minute to the next) then looks slower than it
+// is, and one that runs in a faster phase than the probe's can pass 100 %. A paired probe removes the host from
+// the ratio: after every timed iteration (with the timer paused) it reads — or copies — the very bytes the
+// operator read, in the same order and from the same cache state (the benchmark's buffers, not the limit's, so a
+// 64 MiB input keeps whatever share of it the last-level cache holds, as between the operator's own passes).
+// Each operator pass is then compared with a probe pass of the same seconds.
+
+/// Sum of the `bytes` at p as 32-bit integer lanes, the read probe's loop (read_probe_sum) for any element type:
+/// integer adds, so no input bit pattern (subnormals, NaN) can slow it down. Reads whole words; a tail of fewer
+/// than four bytes is left out.
+[[gnu::noinline]] inline std::uint32_t read_probe_words(const void* p, std::size_t bytes) noexcept {
+#if defined(__AVX512F__)
+    constexpr std::size_t vector_bytes = 64;
+#elif defined(__AVX__)
+    constexpr std::size_t vector_bytes = 32;
+#else
+    constexpr std::size_t vector_bytes = 16;
+#endif
+    using vec = std::uint32_t __attribute__((vector_size(vector_bytes)));
+    constexpr std::size_t accumulators = 256 / vector_bytes;
+    const auto* bytes_at = static_cast<const unsigned char*>(p);
+    const std::size_t body = bytes - bytes % 256;
+    vec acc[accumulators] = {};
+    for (std::size_t i = 0; i < body; i += 256) {
+#pragma GCC unroll 16
+        for (std::size_t k = 0; k < accumulators; ++k) {
+            vec v;
+            std::memcpy(&v, bytes_at + i + k * vector_bytes, sizeof v);
+            acc[k] += v;
+        }
+    }
+    vec all = acc[0];
+    for (std::size_t k = 1; k < accumulators; ++k) all += acc[k];
+    std::uint32_t total = 0;
+    for (std::size_t j = 0; j < vector_bytes / 4; ++j) total += all[j];
+    for (std::size_t i = body; i + 4 <= bytes; i += 4) {
+        std::uint32_t word;
+        std::memcpy(&word, bytes_at + i, 4);
+        total += word;
+    }
+    return total;
+}
+
+/// What a paired probe does once per iteration: read `source` (limit::read), or copy it to `destination`
+/// (limit::copy, with the copy probe: memcpy); `bytes` moved by the convention above (a copy moves twice its size).
+struct paired_probe {
+    limit which = limit::read;
+    const void* source = nullptr;
+    void* destination = nullptr;
+    std::size_t size = 0;  // bytes read (and written, for a copy)
+
+    [[nodiscard]] std::int64_t bytes() const noexcept { return static_cast<std::int64_t>(which == limit::copy ? 2 * size : size); }
+    void pass() const noexcept {
+        if (which == limit::read) {
+            std::uint32_t sink = read_probe_words(source, size);
+            benchmark::DoNotOptimize(sink);
+        } else {
+            copy_probe(destination, source, size);
+            benchmark::DoNotOptimize(destination);
+            benchmark::ClobberMemory();
+        }
+    }
+};
+
+/// A paired read probe over the elements of `input` (what a reduction reads).
+template <class T>
+[[nodiscard]] paired_probe paired_read(std::span<const T> input) {
+    return {limit::read, input.data(), nullptr, input.size_bytes()};
+}
+
+/// A paired copy probe from `input` to `output` (what a scan reads and writes; output at least as large).
+template <class T>
+[[nodiscard]] paired_probe paired_copy(std::span<const T> input, std::span<T> output) {
+    return {limit::copy, input.data(), output.data(), input.size_bytes()};
+}
+
+/// Iterations of at least this many bytes take their paired probe when one is given: below it the buffers live in
+/// the caches and the process-wide limits are the right yardstick (percentages above 100 mean cache speed).
+inline constexpr std::int64_t paired_min_bytes = std::int64_t{16} << 20;
+
+/// Like run (below), with a paired probe after every iteration (timer paused): sets, besides run's counters,
+/// `paired_pct_of_read_limit` / `paired_pct_of_copy_limit` — the operator's fastest pass against the paired probe's
+/// fastest pass of the same run, in bytes per second — and `paired_median_pct_…`, the median over iterations of the
+/// operator's pass against the probe pass right after it. Single-threaded benchmarks only; smaller iterations
+/// (below paired_min_bytes) or several threads: the probe is not run and this is run.
+template <class Body>
+void run_paired(benchmark::State& state, std::int64_t bytes_per_iteration, limit which, const paired_probe& probe, Body&& body) {
+    if (state.threads() != 1 || bytes_per_iteration < paired_min_bytes) {
+        run(state, bytes_per_iteration, which, std::forward<Body>(body));
+        return;
+    }
+    (void)limits();
+    for (int i = 0; i < 2; ++i) probe.pass();  // as the limits' warm-up
+    const std::uint64_t allocations_before = allocations();
+    double best_seconds = 1e300, best_probe_seconds = 1e300;
+    std::vector<double> pair_ratios;  // probe speed / operator speed, per iteration (allocated outside the timer)
+    pair_ratios.reserve(1024);
+    std::uint64_t allocations_paused = 0;
+    for (auto _ : state) {
+        const double t0 = thread_cpu_seconds();
+        body();
+        const double seconds = thread_cpu_seconds() - t0;
+        state.PauseTiming();
+        const std::uint64_t paused_from = allocations();
+        const double probe_seconds = detail::seconds_of([&] { probe.pass(); });
+        best_seconds = std::min(best_seconds, seconds);
+        best_probe_seconds = std::min(best_probe_seconds, probe_seconds);
+        pair_ratios.push_back(probe_seconds / static_cast<double>(probe.bytes()) / (seconds / static_cast<double>(bytes_per_iteration)));
+        allocations_paused += allocations() - paused_from;  // the ratio vector's own growth is not the operator's
+        state.ResumeTiming();
+    }
+    const std::uint64_t allocations_after = allocations();
+    set_bandwidth_counters(state, bytes_per_iteration, which);
+    set_allocation_counter(state, allocations_after - allocations_before - allocations_paused);
+    if (best_seconds <= 0 || best_seconds >= 1e300) return;
+    set_best_pass_counter(state, bytes_per_iteration, which, best_seconds);
+    const double operator_speed = static_cast<double>(bytes_per_iteration) / best_seconds;
+    const double probe_speed = static_cast<double>(probe.bytes()) / best_probe_seconds;
+    const std::string suffix = which == limit::read ? "read_limit" : "copy_limit";
+    state.counters["paired_pct_of_" + suffix] = benchmark::Counter(100.0 * operator_speed / probe_speed);
+    std::nth_element(pair_ratios.begin(), pair_ratios.begin() + static_cast<std::ptrdiff_t>(pair_ratios.size() / 2), pair_ratios.end());
+    state.counters["paired_median_pct_of_" + suffix] = benchmark::Counter(100.0 * pair_ratios[pair_ratios.size() / 2]);
 }
 
 /// Defaults for every single-threaded benchmark of the suite: microseconds, and Google Benchmark's

@@ -52,7 +52,7 @@ void register_tensorops(const std::string& name, tensorops::reduce_function f, l
         auto out = tb::scratch<U>(out_rows * out_columns, 1);
         const tensorops::tensor_view<const T> x(p.input.data(), {p.rows, columns});
         const tensorops::tensor_view<U> y(out.data(), {out_rows, out_columns});
-        tb::run(state, p.bytes, tb::limit::read, [&] {
+        tb::run_paired(state, p.bytes, tb::limit::read, tb::paired_read(p.input), [&] {
             tensorops::reduce(x, y, f, axes);
             benchmark::DoNotOptimize(out.data());
             benchmark::ClobberMemory();
@@ -65,7 +65,7 @@ void register_scalar_sum(layout l, std::size_t bytes) {
     benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
         const auto p = make_problem<float>(bytes);
         auto out = tb::scratch<float>(std::max(p.rows, columns), 1);
-        tb::run(state, p.bytes, tb::limit::read, [&] {
+        tb::run_paired(state, p.bytes, tb::limit::read, tb::paired_read(p.input), [&] {
             const float* x = p.input.data();
             if (l == layout::contiguous) {
                 for (std::size_t i = 0; i < p.rows; ++i) {
@@ -99,7 +99,7 @@ void register_eigen(const std::string& what, layout l, std::size_t bytes) {
         const Eigen::array<Eigen::Index, 1> axis{l == layout::contiguous ? 1 : 0};
         Eigen::TensorMap<Eigen::Tensor<float, 1, Eigen::RowMajor>> y(out.data(), static_cast<Eigen::Index>(l == layout::contiguous ? p.rows : columns));
         Eigen::TensorMap<Eigen::Tensor<float, 0, Eigen::RowMajor>> scalar(out.data());
-        tb::run(state, p.bytes, tb::limit::read, [&] {
+        tb::run_paired(state, p.bytes, tb::limit::read, tb::paired_read(p.input), [&] {
             if (l == layout::all) {
                 if (what == "SUM") scalar = x.sum();
                 else scalar = x.maximum();
@@ -124,7 +124,7 @@ void register_xtensor_sum(layout l, std::size_t bytes) {
         const auto x = xt::adapt(p.input.data(), p.rows * columns, xt::no_ownership(), std::array<std::size_t, 2>{p.rows, columns});
         auto y = xt::adapt(out.data(), l == layout::contiguous ? p.rows : columns, xt::no_ownership(),
                            std::array<std::size_t, 1>{l == layout::contiguous ? p.rows : columns});
-        tb::run(state, p.bytes, tb::limit::read, [&] {
+        tb::run_paired(state, p.bytes, tb::limit::read, tb::paired_read(p.input), [&] {
             if (l == layout::all) out[0] = xt::sum(x)();
             else y = xt::sum(x, {l == layout::contiguous ? std::size_t{1} : std::size_t{0}});
             benchmark::DoNotOptimize(out.data());
@@ -144,7 +144,7 @@ void register_narrow_rows(const std::string& who, const std::string& what, std::
         const auto input = tb::random_input<float>(rows * width, 0);
         auto out = tb::scratch<float>(rows, 1);
         const auto moved = static_cast<std::int64_t>((rows * width + rows) * sizeof(float));
-        tb::run(state, moved, tb::limit::read, [&] {
+        tb::run_paired(state, moved, tb::limit::read, tb::paired_read(input), [&] {
             if (who == "tensorops") {
                 const auto f = what == "SUM" ? tensorops::reduce_function::sum
                                : what == "MAX" ? tensorops::reduce_function::max
