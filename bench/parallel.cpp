@@ -3,7 +3,9 @@
 // the read and copy limits measured with the same number of threads in this process (each thread streaming its
 // own half of a 64 MiB buffer at once, best of several passes). Eigen Tensor on a ThreadPoolDevice of the same size
 // is the peer, when installed. Counters: bytes_per_second, pct_of_threads_limit and best_pct_of_threads_limit (the
-// mean and the fastest pass; read limit for reductions and argmax, copy limit for cumulative ops and scatter's copy).
+// mean and the fastest pass; read limit for reductions and argmax, copy limit for cumulative ops and scatter's copy);
+// the reductions and scans also paired_pct_of_threads_limit and paired_median_pct_of_threads_limit, against the limit's
+// kernel run with as many threads over the benchmark's own buffers between its iterations (see run_threads).
 #include "harness.hpp"
 
 #include <tensorops/tensorops.hpp>
@@ -24,13 +26,14 @@ namespace {
 constexpr std::size_t columns = 1024;
 constexpr std::size_t rows = (64 * tb::MiB) / sizeof(float) / columns;
 
-/// Wall-clock bandwidth of `threads` threads each running pass(t) over its share at once; best of `passes`.
+/// Wall-clock bandwidth of `threads` threads each running pass(t) over its share at once; best of `passes`, after
+/// `warm_ups` untimed ones.
 template <class Pass>
-double bandwidth_with_threads(int threads, double bytes, Pass&& pass, int passes = 12) {
+double bandwidth_with_threads(int threads, double bytes, Pass&& pass, int passes = 12, int warm_ups = 2) {
     std::barrier sync(threads);
     double best = 1e300;
     auto worker = [&](int t) {
-        for (int round = -2; round < passes; ++round) {
+        for (int round = -warm_ups; round < passes; ++round) {
             sync.arrive_and_wait();
             const auto t0 = std::chrono::steady_clock::now();
             pass(t);
@@ -86,22 +89,59 @@ std::span<const std::int64_t> random_indices(std::size_t count, std::size_t exte
     return indices;
 }
 
+/// One pass of a paired probe (harness.hpp) with `threads` threads, each over its share of the probe's bytes at once:
+/// its speed in bytes per second (wall clock).
+double paired_probe_speed(const tb::paired_probe& probe, int threads) {
+    const std::size_t share = probe.size / static_cast<std::size_t>(threads) / 256 * 256;
+    return bandwidth_with_threads(threads, static_cast<double>(probe.bytes()) / static_cast<double>(probe.size) * static_cast<double>(share) * static_cast<double>(threads),
+                                  [&](int t) {
+                                      const std::size_t offset = static_cast<std::size_t>(t) * share;
+                                      tb::paired_probe part = probe;
+                                      part.source = static_cast<const unsigned char*>(probe.source) + offset;
+                                      if (probe.destination != nullptr) part.destination = static_cast<unsigned char*>(probe.destination) + offset;
+                                      part.size = share;
+                                      part.pass();
+                                  },
+                                  1, 0);
+}
+
 /// Runs body() per iteration (wall clock) and sets bytes_per_second and pct_of_threads_limit (the mean pass) and
-/// best_pct_of_threads_limit (the fastest pass) against the limit of the same number of threads.
+/// best_pct_of_threads_limit (the fastest pass) against the limit of the same number of threads. With a paired
+/// probe (the limit's kernel over the benchmark's own buffers, `threads` threads at once, after every iteration with
+/// the timer paused: see tb::run_paired) also paired_pct_of_threads_limit (fastest pass against the probe's fastest)
+/// and paired_median_pct_of_threads_limit (the median over iterations of each pass against the probe right after it).
 template <class Body>
-void run_threads(benchmark::State& state, int threads, std::int64_t bytes, tb::limit which, Body&& body) {
+void run_threads(benchmark::State& state, int threads, std::int64_t bytes, tb::limit which, Body&& body, const tb::paired_probe* probe = nullptr) {
     const double roof = threads_limit(which, threads);
     double best_seconds = 1e300;  // the fastest pass, wall-clock like the limit (a best pass too)
+    double best_probe_speed = 0;
+    std::vector<double> pair_ratios;
+    pair_ratios.reserve(1024);
+    if (probe != nullptr)
+        for (int i = 0; i < 2; ++i) (void)paired_probe_speed(*probe, threads);  // warm-up, as the limits'
     for (auto _ : state) {
         const auto t0 = std::chrono::steady_clock::now();
         body();
-        best_seconds = std::min(best_seconds, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        best_seconds = std::min(best_seconds, seconds);
+        if (probe != nullptr) {
+            state.PauseTiming();
+            const double probe_speed = paired_probe_speed(*probe, threads);
+            best_probe_speed = std::max(best_probe_speed, probe_speed);
+            pair_ratios.push_back(static_cast<double>(bytes) / seconds / probe_speed);
+            state.ResumeTiming();
+        }
     }
     using benchmark::Counter;
     state.counters["bytes_per_second"] = Counter(static_cast<double>(bytes), Counter::kIsIterationInvariantRate);
     state.counters["pct_of_threads_limit"] = Counter(100.0 * static_cast<double>(bytes) / roof, Counter::kIsIterationInvariantRate);
     state.counters["best_pct_of_threads_limit"] = Counter(100.0 * static_cast<double>(bytes) / best_seconds / roof);
     state.counters["threads_limit_GBps"] = roof / 1e9;
+    if (probe != nullptr && !pair_ratios.empty()) {
+        state.counters["paired_pct_of_threads_limit"] = Counter(100.0 * static_cast<double>(bytes) / best_seconds / best_probe_speed);
+        std::nth_element(pair_ratios.begin(), pair_ratios.begin() + static_cast<std::ptrdiff_t>(pair_ratios.size() / 2), pair_ratios.end());
+        state.counters["paired_median_pct_of_threads_limit"] = Counter(100.0 * pair_ratios[pair_ratios.size() / 2]);
+    }
 }
 
 std::span<const float> input() { return tb::random_input<float>(rows * columns, 0); }
@@ -122,10 +162,11 @@ void register_all() {
                                                  tensorops::thread_pool pool(static_cast<std::size_t>(threads));
                                                  const tensorops::tensor_view<const float> xv(x.data(), {rows, columns});
                                                  const tensorops::tensor_view<float> yv(out.data(), {out_rows, out_columns});
+                                                 const auto probe = tb::paired_read(x);
                                                  run_threads(state, threads, static_cast<std::int64_t>(x.size() * sizeof(float)), tb::limit::read, [&] {
                                                      tensorops::reduce(pool, xv, yv, function, {axis});
                                                      benchmark::ClobberMemory();
-                                                 });
+                                                 }, &probe);
                                              })
                     ->Unit(benchmark::kMicrosecond)
                     ->UseRealTime();
@@ -137,10 +178,11 @@ void register_all() {
                 tensorops::thread_pool pool(static_cast<std::size_t>(threads));
                 const tensorops::tensor_view<const float> xv(x.data(), {rows, columns});
                 const tensorops::tensor_view<std::int64_t> yv(out.data(), {out_rows, out_columns});
+                const auto probe = tb::paired_read(x);
                 run_threads(state, threads, static_cast<std::int64_t>(x.size() * sizeof(float)), tb::limit::read, [&] {
                     tensorops::argmax(pool, xv, yv, {axis});
                     benchmark::ClobberMemory();
-                });
+                }, &probe);
             })->Unit(benchmark::kMicrosecond)->UseRealTime();
             benchmark::RegisterBenchmark((std::string("parallel/cumulative_sum/f32/") + layout + "/64MiB" + suffix).c_str(),
                                          [=](benchmark::State& state) {
@@ -149,10 +191,11 @@ void register_all() {
                                              tensorops::thread_pool pool(static_cast<std::size_t>(threads));
                                              const tensorops::tensor_view<const float> xv(x.data(), {rows, columns});
                                              const tensorops::tensor_view<float> yv(out.data(), {rows, columns});
+                                             const auto probe = tb::paired_copy(x, out);
                                              run_threads(state, threads, static_cast<std::int64_t>(2 * x.size() * sizeof(float)), tb::limit::copy, [&] {
                                                  tensorops::cumulative_sum(pool, xv, yv, {axis});
                                                  benchmark::ClobberMemory();
-                                             });
+                                             }, &probe);
                                          })
                 ->Unit(benchmark::kMicrosecond)
                 ->UseRealTime();
@@ -165,10 +208,11 @@ void register_all() {
             tensorops::thread_pool pool(static_cast<std::size_t>(threads));
             const tensorops::tensor_view<const float> xv(x.data(), {rows * columns});
             const tensorops::tensor_view<float> yv(out.data(), {rows * columns});
+            const auto probe = tb::paired_copy(x, out);
             run_threads(state, threads, static_cast<std::int64_t>(2 * x.size() * sizeof(float)), tb::limit::copy, [&] {
                 tensorops::cumulative_sum(pool, xv, yv);
                 benchmark::ClobberMemory();
-            });
+            }, &probe);
         })->Unit(benchmark::kMicrosecond)->UseRealTime();
         benchmark::RegisterBenchmark((std::string("parallel/cumulative_sum/f32/outer/64MiB/two_pass") + suffix).c_str(), [=](benchmark::State& state) {
             const auto x = input();
@@ -181,10 +225,11 @@ void register_all() {
             } executor{pool};
             const tensorops::tensor_view<const float> xv(x.data(), {rows, columns});
             const tensorops::tensor_view<float> yv(out.data(), {rows, columns});
+            const auto probe = tb::paired_copy(x, out);
             run_threads(state, threads, static_cast<std::int64_t>(2 * x.size() * sizeof(float)), tb::limit::copy, [&] {
                 tensorops::cumulative_sum(executor, xv, yv, {0});
                 benchmark::ClobberMemory();
-            });
+            }, &probe);
         })->Unit(benchmark::kMicrosecond)->UseRealTime();
         // Scatter-ND: 64K random rows of 64 f32 into a (1M, 64) tensor, out of place (the input → output copy of 256 MiB
         // dominates) and in place (only the updates: pieces owning ranges of rows, each reading all the indices);
@@ -235,10 +280,11 @@ void register_all() {
                                                                                                 static_cast<Eigen::Index>(columns));
                 Eigen::TensorMap<Eigen::Tensor<float, 1, Eigen::RowMajor>> yt(out.data(), static_cast<Eigen::Index>(axis == 1 ? rows : columns));
                 const Eigen::array<Eigen::Index, 1> dims{static_cast<Eigen::Index>(axis)};
+                const auto probe = tb::paired_read(x);
                 run_threads(state, threads, static_cast<std::int64_t>(x.size() * sizeof(float)), tb::limit::read, [&] {
                     yt.device(device) = xt.sum(dims);
                     benchmark::ClobberMemory();
-                });
+                }, &probe);
             })->Unit(benchmark::kMicrosecond)->UseRealTime();
             benchmark::RegisterBenchmark((std::string("parallel/eigen/cumsum/f32/") + layout + "/64MiB" + suffix).c_str(),
                                          [=](benchmark::State& state) {
@@ -250,10 +296,11 @@ void register_all() {
                                                  x.data(), static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(columns));
                                              Eigen::TensorMap<Eigen::Tensor<float, 2, Eigen::RowMajor>> yt(out.data(), static_cast<Eigen::Index>(rows),
                                                                                                           static_cast<Eigen::Index>(columns));
+                                             const auto probe = tb::paired_copy(x, out);
                                              run_threads(state, threads, static_cast<std::int64_t>(2 * x.size() * sizeof(float)), tb::limit::copy, [&] {
                                                  yt.device(device) = xt.cumsum(static_cast<Eigen::Index>(axis));
                                                  benchmark::ClobberMemory();
-                                             });
+                                             }, &probe);
                                          })
                 ->Unit(benchmark::kMicrosecond)
                 ->UseRealTime();

@@ -324,6 +324,17 @@ template <class P, class Q>
 #endif
 }
 
+/// Lanes set in `a` and not in `b`. (Computed as a ^ (a & b), which compilers turn into one and-not: xsimd 8.1's
+/// `!` and `~` of an AVX2 float mask compare its two halves with zero, four instructions.)
+template <class M>
+[[nodiscard]] M and_not(const M& a, const M& b) noexcept {
+#if TENSOROPS_HAS_XSIMD
+    return a ^ (a & b);
+#else
+    return {a.value && !b.value};
+#endif
+}
+
 /// True when any lane of the mask is set.
 template <class M>
 [[nodiscard]] bool any(const M& condition) noexcept {
@@ -331,6 +342,23 @@ template <class M>
     return xsimd::any(condition);
 #else
     return condition.value;
+#endif
+}
+
+/// True when some lane is set in `a` and not in `b`: any(and_not(a, b)), in one instruction where masks are vector
+/// registers of floats or doubles and AVX is there (vtestps / vtestpd: their carry flag tests b's complement and a).
+template <class M>
+[[nodiscard]] bool any_and_not(const M& a, const M& b) noexcept {
+#if TENSOROPS_X86_INTRINSICS && defined(__AVX__)
+    using lane = typename M::batch_type::value_type;  // masks of vector registers (AVX-512 has bit masks, of 1–8 bytes)
+    constexpr bool is_float = std::is_same_v<lane, float>, is_double = std::is_same_v<lane, double>;
+    if constexpr (sizeof(M) == 32 && is_float) return _mm256_testc_ps(b, a) == 0;
+    else if constexpr (sizeof(M) == 32 && is_double) return _mm256_testc_pd(b, a) == 0;
+    else if constexpr (sizeof(M) == 16 && is_float) return _mm_testc_ps(b, a) == 0;
+    else if constexpr (sizeof(M) == 16 && is_double) return _mm_testc_pd(b, a) == 0;
+    else return simd::any(simd::and_not(a, b));
+#else
+    return simd::any(simd::and_not(a, b));
 #endif
 }
 

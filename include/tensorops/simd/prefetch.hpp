@@ -21,7 +21,15 @@ inline constexpr std::ptrdiff_t prefetch_distance = 2048;
 /// AMD Zen 5, 4 KiB against 2 KiB, 64 MiB of f32 rows of 4 KiB reduced over the rows (interleaved, three rounds):
 /// SUM 46.4–46.8 against 31–46 GB/s, MAX 42.1–42.6 against 38–43, ARGMAX 41.6–42.2 against 33–39, a single line
 /// 56 against 45–56 — never slower, and steadier. (With no hints at all, the rows' ends stall the stream there.)
-inline constexpr std::ptrdiff_t read_prefetch_distance = 4096;
+/// Then 8 KiB against 4 KiB, each pass against a read probe of the same bytes right after it (best of 15, the two
+/// distances alternated in one process, four rounds): rows of 4 KiB SUM 1.25–1.47 against 1.32–1.70 ms, MAX 1.31–1.53
+/// against 1.45–1.70, ARGMAX 1.42–1.44 against 1.55–1.58; one line of 64 MiB SUM 1.40 against 1.50, ARGMAX 1.39
+/// against 1.53 ms. Rows of 1 KiB, which the short-row kernel takes, were 3–10 % slower with 8 KiB: they keep
+/// short_row_prefetch_distance.
+inline constexpr std::ptrdiff_t read_prefetch_distance = 8192;
+
+/// How far ahead of a row's start the short-row kernel (rows of at most 2 KiB) prefetches (bytes): see above.
+inline constexpr std::ptrdiff_t short_row_prefetch_distance = 4096;
 
 /// How far ahead of the row they are reading the outer kernels (rows combined lane-wise into a row of accumulators in
 /// L1; ops/detail/reduce_kernels.hpp) prefetch: at least this many bytes, a whole number of rows on. On an AMD Zen 5,

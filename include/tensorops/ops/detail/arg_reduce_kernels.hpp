@@ -125,15 +125,27 @@ template <bool Maximum, bool Last, class V>
     return replaces<Maximum, Last>(candidate, is_nan_value(candidate), best, is_nan_value(best));
 }
 
-/// Lanes where `candidate` (met later in the walk) replaces `best` — `replaces`, lane-wise.
+/// Lanes where `candidate` (met later in the walk) replaces `best` — `replaces`, lane-wise. Floating lanes, first
+/// extreme: "not (candidate ≤ best)" holds where candidate > best or either is NaN, and "best = best" where best is
+/// not NaN — together exactly `replaces`, in two compares (the outer kernel tests this for every vector it reads).
 template <bool Maximum, bool Last, class P>
 [[nodiscard]] simd::mask_of<P> replaces_lanes(const P& candidate, const P& best) {
-    auto better = Maximum ? (Last ? candidate >= best : candidate > best) : (Last ? candidate <= best : candidate < best);
-    if constexpr (std::is_floating_point_v<typename P::value_type>) {
-        better = better | simd::is_nan(candidate);
-        if constexpr (!Last) better = better & (best == best);  // an ordered compare: false where best is NaN
-    }
-    return better;
+    if constexpr (!std::is_floating_point_v<typename P::value_type>)
+        return Maximum ? (Last ? candidate >= best : candidate > best) : (Last ? candidate <= best : candidate < best);
+    else if constexpr (Last)
+        return (Maximum ? candidate >= best : candidate <= best) | simd::is_nan(candidate);
+    else
+        return simd::and_not(best == best, Maximum ? candidate <= best : candidate >= best);  // ordered compares: false at NaN
+}
+
+/// simd::any(replaces_lanes(candidate, best)), the test the outer kernel makes of every vector it reads: for the
+/// first extreme of floating lanes the and-not of its two compares is left to the test instruction (any_and_not).
+template <bool Maximum, bool Last, class P>
+[[nodiscard]] bool any_replaces(const P& candidate, const P& best) {
+    if constexpr (std::is_floating_point_v<typename P::value_type> && !Last)
+        return simd::any_and_not(best == best, Maximum ? candidate <= best : candidate >= best);
+    else
+        return simd::any(replaces_lanes<Maximum, Last>(candidate, best));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -347,9 +359,9 @@ void arg_update_row(const T* row, std::ptrdiff_t index, C* best, L* best_index, 
             return;
         }
         const P current = load(best + j);
-        const auto replace = replaces_lanes<Maximum, Last>(candidate, current);
-        if (!simd::any(replace)) [[likely]]
+        if (!any_replaces<Maximum, Last>(candidate, current)) [[likely]]
             return;
+        const auto replace = replaces_lanes<Maximum, Last>(candidate, current);
         store(best + j, simd::select(replace, candidate, current));
         store(best_index + j, simd::select_lanes<P>(replace, row_index, Q(load(best_index + j))));
     });

@@ -538,7 +538,7 @@ log_sum_exp_state<typename R::accumulator> log_sum_exp_of_runs(const executor_re
 // combined in order into one accumulator — its last, partial vector read as the row's last W elements with the
 // lanes already counted set to the identity, a run shorter than a vector as one partial load — and the group's
 // accumulators are folded into one register by simd::reduce_lanes_of_rows, lane p holding row p's combination,
-// which is finished lane-wise and written. Each row prefetches simd::read_prefetch_distance bytes past its start (the
+// which is finished lane-wise and written. Each row prefetches simd::short_row_prefetch_distance bytes past its start (the
 // rows to come, when they lie back to back). A row's arithmetic does not depend on its group (a short group repeats
 // its last row), so pieces of the outputs on any executor compute what the whole does. Log-sum-exp reads the group
 // twice: its maxima first, then the sums of e^(x − shift) (from L1). Float sums: one accumulator of ≤ 64
@@ -577,7 +577,7 @@ template <class T, class R, std::size_t G, class Shift>
         });
     } else {
         iter::unrolled<G>([&](auto k) {
-            simd::prefetch_ahead(rows[k], simd::read_prefetch_distance, length * sizeof(T));
+            simd::prefetch_ahead(rows[k], simd::short_row_prefetch_distance, length * sizeof(T));
             acc[k] = r.lift_lanes(simd::load(rows[k]), shift_of(k));
         });
         std::size_t j = W;
