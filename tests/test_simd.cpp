@@ -529,6 +529,35 @@ TEMPLATE_LIST_TEST_CASE("simd: select_lanes picks index lanes by a value mask", 
     for (std::size_t i = 0; i < W<T>; ++i) CHECK(chosen[i] == (i % 3 == 1 ? a[i] : b[i]));
 }
 
+TEMPLATE_LIST_TEST_CASE("simd: and_not and any_and_not see the lanes set in one mask and not in the other", "", tensorops_test::builtin_types) {
+    using T = TestType;
+    using P = simd::pack<T>;
+    test_rng rng("simd and_not");
+    INFO(rng.describe());
+    const auto mask_of_bits = [](std::uint64_t bits) {
+        std::array<C<T>, W<T>> lanes;
+        for (std::size_t i = 0; i < W<T>; ++i) lanes[i] = static_cast<C<T>>((bits >> i) & 1);
+        return simd::from_array<P>(lanes) == P(C<T>(1));
+    };
+    // Every pair of masks when there are few lanes, else random pairs (and the ones with a single lane apart).
+    const std::uint64_t all = W<T> >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << W<T>) - 1;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs;
+    if (W<T> <= 4) {
+        for (std::uint64_t a = 0; a <= all; ++a)
+            for (std::uint64_t b = 0; b <= all; ++b) pairs.emplace_back(a, b);
+    } else {
+        for (int k = 0; k < 300; ++k) pairs.emplace_back(rng.engine()() & all, rng.engine()() & all);
+        for (std::size_t i = 0; i < W<T>; ++i) pairs.emplace_back(all, all & ~(std::uint64_t{1} << i));
+        pairs.emplace_back(all, all);
+        pairs.emplace_back(0, all);
+    }
+    for (const auto& [a, b] : pairs) {
+        const auto lanes = simd::to_array(simd::select(simd::and_not(mask_of_bits(a), mask_of_bits(b)), P(C<T>(1)), P(C<T>(0))));
+        for (std::size_t i = 0; i < W<T>; ++i) CHECK(lanes[i] == static_cast<C<T>>((a & ~b) >> i & 1));
+        CHECK(simd::any_and_not(mask_of_bits(a), mask_of_bits(b)) == ((a & ~b) != 0));
+    }
+}
+
 TEST_CASE("simd: integer lane arithmetic wraps on every path") {
     using P = simd::pack<std::int32_t>;
     const P big(std::numeric_limits<std::int32_t>::max());

@@ -324,12 +324,35 @@ template <class P, class Q>
 #endif
 }
 
-/// Lanes set in `a` and not in `b`. (Computed as a ^ (a & b), which compilers turn into one and-not: xsimd 8.1's
-/// `!` and `~` of an AVX2 float mask compare its two halves with zero, four instructions.)
+/// Lanes set in `a` and not in `b`. On x86 one and-not instruction: xsimd 8.1's `!` and `~` of an AVX2 float mask
+/// compare its two halves with zero (four instructions), its bitwise_andnot puts the complement on `a` for vector
+/// registers and on `b` for AVX-512 bit masks, and its `^` of AVX-512 masks is an or — none of them is used here.
 template <class M>
 [[nodiscard]] M and_not(const M& a, const M& b) noexcept {
 #if TENSOROPS_HAS_XSIMD
-    return a ^ (a & b);
+#if TENSOROPS_X86_INTRINSICS
+    // Dispatch on the mask's size and lane type (vector register types as template arguments lose their attributes).
+    using lane = typename M::batch_type::value_type;
+    constexpr bool is_float = std::is_same_v<lane, float>, is_double = std::is_same_v<lane, double>;
+    if constexpr (sizeof(M) <= 8) {  // an AVX-512 bit mask
+        using bits = std::remove_cvref_t<decltype(a.data)>;
+        return M(static_cast<bits>(a.data & ~b.data));
+    } else if constexpr (sizeof(M) == 16) {
+        if constexpr (is_float) return M(_mm_andnot_ps(b, a));
+        else if constexpr (is_double) return M(_mm_andnot_pd(b, a));
+        else return M(_mm_andnot_si128(b, a));
+    }
+#if defined(__AVX2__)
+    else if constexpr (sizeof(M) == 32) {
+        if constexpr (is_float) return M(_mm256_andnot_ps(b, a));
+        else if constexpr (is_double) return M(_mm256_andnot_pd(b, a));
+        else return M(_mm256_andnot_si256(b, a));
+    }
+#endif
+    else return a & !b;
+#else
+    return a & !b;
+#endif
 #else
     return {a.value && !b.value};
 #endif
