@@ -223,6 +223,15 @@ template <class T>
 // ---------------------------------------------------------------------------------------------
 // The kernels the limits are measured with.
 
+/// The probes' vector width: the target's native one (wider vectors are lowered through the stack by GCC 12).
+#if defined(__AVX512F__)
+inline constexpr std::size_t probe_vector_bytes = 64;
+#elif defined(__AVX__)
+inline constexpr std::size_t probe_vector_bytes = 32;
+#else
+inline constexpr std::size_t probe_vector_bytes = 16;
+#endif
+
 /// Sum of `n` floats with independent vector accumulators: 256 bytes per trip, one native vector
 /// (GCC/Clang vector extensions) per accumulator — four zmm with AVX-512, eight ymm with AVX, sixteen xmm
 /// otherwise — so the loop is limited by loads, not by the FP-add latency. Written with explicit vectors
@@ -231,13 +240,7 @@ template <class T>
 /// can do. (The vector width must match the target: wider-than-native vectors are lowered through the
 /// stack by GCC 12.) Not the library's sum: only a probe of how fast this core can read.
 [[gnu::noinline]] inline float read_probe_sum(const float* __restrict p, std::size_t n) noexcept {
-#if defined(__AVX512F__)
-    constexpr std::size_t vector_bytes = 64;
-#elif defined(__AVX__)
-    constexpr std::size_t vector_bytes = 32;
-#else
-    constexpr std::size_t vector_bytes = 16;
-#endif
+    constexpr std::size_t vector_bytes = probe_vector_bytes;
     using vec = float __attribute__((vector_size(vector_bytes)));
     constexpr std::size_t lanes = vector_bytes / sizeof(float);
     constexpr std::size_t accumulators = 256 / vector_bytes;
@@ -517,13 +520,7 @@ void run(benchmark::State& state, std::int64_t bytes_per_iteration, limit which,
 /// integer adds, so no input bit pattern (subnormals, NaN) can slow it down. Reads whole words; a tail of fewer
 /// than four bytes is left out.
 [[gnu::noinline]] inline std::uint32_t read_probe_words(const void* p, std::size_t bytes) noexcept {
-#if defined(__AVX512F__)
-    constexpr std::size_t vector_bytes = 64;
-#elif defined(__AVX__)
-    constexpr std::size_t vector_bytes = 32;
-#else
-    constexpr std::size_t vector_bytes = 16;
-#endif
+    constexpr std::size_t vector_bytes = probe_vector_bytes;
     using vec = std::uint32_t __attribute__((vector_size(vector_bytes)));
     constexpr std::size_t accumulators = 256 / vector_bytes;
     const auto* bytes_at = static_cast<const unsigned char*>(p);
@@ -599,23 +596,23 @@ void run_paired(benchmark::State& state, std::int64_t bytes_per_iteration, limit
     }
     (void)limits();
     for (int i = 0; i < 2; ++i) probe.pass();  // as the limits' warm-up
-    const std::uint64_t allocations_before = allocations();
     double best_seconds = 1e300, best_probe_seconds = 1e300;
-    std::vector<double> pair_ratios;  // probe speed / operator speed, per iteration (allocated outside the timer)
+    std::vector<double> pair_ratios;  // probe speed / operator speed, per iteration (allocated before the count starts)
     pair_ratios.reserve(1024);
+    const std::uint64_t allocations_before = allocations();
     std::uint64_t allocations_paused = 0;
     for (auto _ : state) {
         const double t0 = thread_cpu_seconds();
         body();
         const double seconds = thread_cpu_seconds() - t0;
-        state.PauseTiming();
         const std::uint64_t paused_from = allocations();
+        state.PauseTiming();
         const double probe_seconds = detail::seconds_of([&] { probe.pass(); });
         best_seconds = std::min(best_seconds, seconds);
         best_probe_seconds = std::min(best_probe_seconds, probe_seconds);
         pair_ratios.push_back(probe_seconds / static_cast<double>(probe.bytes()) / (seconds / static_cast<double>(bytes_per_iteration)));
-        allocations_paused += allocations() - paused_from;  // the ratio vector's own growth is not the operator's
         state.ResumeTiming();
+        allocations_paused += allocations() - paused_from;  // the harness's own (the ratios, the timer's) are not the operator's
     }
     const std::uint64_t allocations_after = allocations();
     set_bandwidth_counters(state, bytes_per_iteration, which);
