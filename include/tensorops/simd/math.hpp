@@ -179,12 +179,14 @@ template <class P>
 /// maximum, 40–80 ulp of a log-sum-exp when a reference 60 below the maximum made t ≈ 86.) Lanes with
 /// x·L − k < −125 (x = −inf too) are clamped there on x: 2^−125 · 2^f. The factor e^(x·δ), δ = L·ln 2 − 1 ≈ 2^−26,
 /// against e^x / 2^k, cancels with power_of_two_over_exp's for the terms that matter (x near top).
+/// `lowest` must be exp_over_power_of_two_floor(k) (the two-argument form computes it; a caller with many x per k
+/// computes it once).
 template <class P>
-[[nodiscard]] P exp_over_power_of_two(const P& x, const P& k) noexcept {
+[[nodiscard]] P exp_over_power_of_two(const P& x, const P& k, const P& lowest) noexcept {
     static_assert(std::is_same_v<typename P::value_type, float>);
 #if TENSOROPS_HAS_XSIMD
-    const P log2e(log2e_float), ln2(ln2_float);
-    const P clamped = xsimd::max(x, xsimd::fma(k, ln2, P(-125.0f * ln2_float)));
+    const P log2e(log2e_float);
+    const P clamped = xsimd::max(x, lowest);
     const P round_to_integer(12582912.0f);  // 1.5 · 2^23
 #if TENSOROPS_FUSED_MULTIPLY_ADD
     const P biased = simd::fms(clamped, log2e, k) + round_to_integer;
@@ -196,8 +198,25 @@ template <class P>
 #endif
     return detail::exp2_reduced(f, biased);
 #else
+    (void)lowest;  // exp2 of a double needs no clamp
     return P(static_cast<float>(std::exp2(static_cast<double>(x.value) * static_cast<double>(log2e_float) - k.value)));
 #endif
+}
+
+/// The clamp exp_over_power_of_two puts under x for the reference k: k·ln 2 − 125·ln 2, one fused multiply-add.
+template <class P>
+[[nodiscard]] P exp_over_power_of_two_floor(const P& k) noexcept {
+#if TENSOROPS_HAS_XSIMD
+    return xsimd::fma(k, P(ln2_float), P(-125.0f * ln2_float));
+#else
+    return P(std::fma(k.value, ln2_float, -125.0f * ln2_float));
+#endif
+}
+
+/// exp_over_power_of_two with its floor computed here.
+template <class P>
+[[nodiscard]] P exp_over_power_of_two(const P& x, const P& k) noexcept {
+    return simd::exp_over_power_of_two(x, k, simd::exp_over_power_of_two_floor(k));
 }
 
 /// 2^(k − top·L) per float lane (L as in exp_over_power_of_two), for an integer-valued k with |k| ≤ 2^22 and

@@ -1112,6 +1112,11 @@ void log_sum_exp_block(const T* const* block, std::size_t count, std::size_t w, 
     for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
         store(shift + j, lse::reference_for_lanes(load(shift + j)));
     });
+    accumulator_rows<C, 1> floors;  // term_floor_lanes of the reference, once for the block's rows
+    C* lowest = floors.row(0);
+    for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+        store(lowest + j, lse::term_floor_lanes(load(shift + j)));
+    });
     fill_row(top, w, -std::numeric_limits<C>::infinity());
     fill_row(sums, w, C(0));
     for (std::size_t i = 0; i < count; ++i) {
@@ -1119,7 +1124,7 @@ void log_sum_exp_block(const T* const* block, std::size_t count, std::size_t w, 
         for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
             const P x = load(row + j);
             store(top + j, maximum(load(top + j), x));
-            store(sums + j, load(sums + j) + lse::term_lanes(x, load(shift + j)));
+            store(sums + j, load(sums + j) + lse::term_lanes(x, load(shift + j), load(lowest + j)));
         });
     }
     for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {

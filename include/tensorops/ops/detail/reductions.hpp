@@ -237,11 +237,19 @@ struct log_sum_exp_reduction {
         if constexpr (std::is_same_v<C, float>) return simd::round_to_integer(shift_for_lanes(estimate) * P(simd::log2e_float));
         else return shift_for_lanes(estimate);
     }
-    /// e^x over the reference, for lanes the reference serves (reference_serves).
+    /// e^x over the reference, for lanes the reference serves (reference_serves). `lowest` = term_floor_lanes(reference),
+    /// which a block computes once for all its rows.
     template <class P>
-    [[nodiscard]] static P term_lanes(const P& x, const P& reference) {
-        if constexpr (std::is_same_v<typename P::value_type, float>) return simd::exp_over_power_of_two(x, reference);
+    [[nodiscard]] static P term_lanes(const P& x, const P& reference, const P& lowest) {
+        if constexpr (std::is_same_v<typename P::value_type, float>) return simd::exp_over_power_of_two(x, reference, lowest);
         else return simd::exp_shifted(x, reference);
+    }
+    /// What term_lanes needs of the reference besides itself: simd::exp_over_power_of_two_floor for float lanes
+    /// (nothing for double lanes: the reference itself, unused).
+    template <class P>
+    [[nodiscard]] static P term_floor_lanes(const P& reference) {
+        if constexpr (std::is_same_v<typename P::value_type, float>) return simd::exp_over_power_of_two_floor(reference);
+        else return reference;
     }
     /// Lanes whose finite maximum `top` the reference serves: every term at most 2^96 (e^64 for double lanes), the
     /// largest at least 2^−1 — so a block's sum of terms is neither large nor small, and at_top applies. False where
