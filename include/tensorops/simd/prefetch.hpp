@@ -33,10 +33,11 @@ inline constexpr std::ptrdiff_t short_row_prefetch_distance = 4096;
 
 /// How far ahead of the row they are reading the outer kernels (rows combined lane-wise into a row of accumulators in
 /// L1; ops/detail/reduce_kernels.hpp) prefetch: at least this many bytes, a whole number of rows on. On an AMD Zen 5,
-/// 64 MiB of f32 rows of 4 KiB reduced over the rows, a hint per cache line against none, each pass against a read
-/// probe of the same bytes right after it (best of 15, three rounds): SUM 0.87–0.89× the probe's speed against
-/// 0.77–0.80×, MAX 0.95–0.99× against 0.76–0.80×; 4 KiB ahead gained less (SUM 0.84–0.95×, MAX 0.80–0.87×). All the
-/// hints of a row at its start, rather than one per line as it goes, were slower than none.
+/// 64 MiB of f32 rows of 4 KiB reduced over the rows, each pass against a read probe of the same bytes right after it
+/// (best of 15, three rounds, two binaries alternated): a hint per cache line 8 KiB ahead against none, SUM 0.90–0.93×
+/// the probe's speed against 0.77–0.87×, MAX 0.90–0.91× against 0.81–0.83×. In a hand-written prototype 4 KiB ahead
+/// gained less (SUM 0.84–0.95×, MAX 0.80–0.87×, against 0.87–0.89× and 0.95–0.99× at 8 KiB), and all the hints of a
+/// row at its start, rather than one per line as it goes, were slower than none.
 inline constexpr std::ptrdiff_t outer_prefetch_distance = 8192;
 
 /// Asks the memory system to start reading the `bytes` bytes that begin `distance` bytes from `address`
