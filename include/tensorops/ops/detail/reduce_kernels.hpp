@@ -909,11 +909,8 @@ template <class T, class Step>
         for (std::size_t k = 0; k < per_line; ++k) step_lanes(j + k * W, load, store);
     }
     if (j == width) return;
-    simd::prefetch_ahead(row + j, ahead, 1);
-    for (; j + W <= width; j += W) step_lanes(j, load, store);
-    if (const std::size_t tail = width - j; tail != 0)
-        step_lanes(j, [tail](const auto* p) { return simd::load_partial(p, tail, {}); },
-                   [tail](auto* p, const auto& v) { simd::store_partial(p, v, tail); });
+    simd::prefetch_ahead(row + j, ahead, 1);  // the last line, less than whole
+    for_each_row_vector<T>(width - j, [&](std::size_t i, const auto& load_rest, const auto& store_rest) { step_lanes(j + i, load_rest, store_rest); });
 }
 
 /// How far ahead (bytes, signed) an outer kernel walking rows `pitch` elements apart hints: the row at least
