@@ -579,6 +579,12 @@ template <class T>
     return {limit::copy, input.data(), output.data(), input.size_bytes()};
 }
 
+/// A paired probe that is the copy limit's own pass (memcpy of limit_bytes between the limit's buffers): for operators
+/// whose traffic no sequential copy of their own buffers mimics (scatter and gather, at random places).
+[[nodiscard]] inline paired_probe paired_copy_limit() {
+    return {limit::copy, copy_limit_source().data(), copy_limit_destination().data(), limit_bytes};
+}
+
 /// Iterations of at least this many bytes take their paired probe when one is given: below it the buffers live in
 /// the caches and the process-wide limits are the right yardstick (percentages above 100 mean cache speed).
 inline constexpr std::int64_t paired_min_bytes = std::int64_t{16} << 20;

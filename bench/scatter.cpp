@@ -4,6 +4,8 @@
 // Indices are uniform over the tensor (duplicates included: ~12 % of the element tuples repeat one). tensorops
 // beside the plain unchecked loop a user would write (no validation, no negative indices, no aliasing checks),
 // xtensor's `view(…, keep(indices))` when installed, and the validation pass alone (to show its share).
+// Row benchmarks also run "-cold": rotating through 16 index sets, so their rows are in no cache (rotating_row_indices).
+// Every benchmark pairs each pass with a pass of the copy limit's memcpy (tb::paired_copy_limit): paired_… counters.
 // Scatter runs in place (output = input, so the input → output copy is skipped: what a training step does);
 // one element-scatter variant runs out of place to show the cost of the copy.
 // Bytes counted (harness convention, reads + writes once each): scatter = indices + updates read + updated
@@ -13,6 +15,7 @@
 
 #include <tensorops/tensorops.hpp>
 
+#include <array>
 #include <cstring>
 #include <map>
 #include <tuple>
@@ -33,7 +36,7 @@ constexpr std::size_t row_length = 64;                        // … of 64 f32 (
 constexpr std::size_t row_tuples = std::size_t{64} << 10;     // 64K rows scattered / gathered
 
 // Pool slots of this file (other benchmark files use 0–3).
-enum slot : int { element_tensor = 40, element_updates, element_indices, element_output, rows_tensor, rows_updates, rows_indices, rows_output };
+enum slot : int { element_tensor = 40, element_updates, element_indices, element_output, rows_tensor, rows_updates, rows_indices, rows_output, rows_index_sets };
 
 /// Uniform random indices in [0, extent), deterministic; filled on the first request of the process only (the
 /// slot is this file's alone, and the benchmarks never write to it).
@@ -86,6 +89,18 @@ row_problem make_row_problem() {
     return {target_tensor(row_count * row_length, rows_tensor, 10), tb::random_input<float>(row_tuples * row_length, rows_updates, 11), random_indices(row_tuples, row_count, rows_indices, 12)};
 }
 
+/// The "-cold" row benchmarks rotate through this many sets of random row indices, so that the rows a pass touches
+/// were last touched cold_sets passes (256 MiB of rows) before: evicted from every cache. The others use one set,
+/// as an iteration loop does: its 16 MiB of rows may still be in the last-level cache from the pass before.
+constexpr std::size_t cold_sets = 16;
+
+/// Pass n's indices of the cold row benchmarks: set n mod cold_sets.
+struct rotating_row_indices {
+    std::span<const std::int64_t> sets = random_indices(cold_sets * row_tuples, row_count, rows_index_sets, 13);
+    std::size_t pass = 0;
+    const std::int64_t* next() { return sets.data() + (pass++ % cold_sets) * row_tuples; }
+};
+
 constexpr auto element_scatter_bytes = static_cast<std::int64_t>(element_tuples * (sizeof(std::int64_t) + 2 * sizeof(float)));
 constexpr auto element_copy_bytes = static_cast<std::int64_t>(2 * element_count * sizeof(float));
 constexpr auto row_bytes = static_cast<std::int64_t>(row_tuples * (sizeof(std::int64_t) + 2 * row_length * sizeof(float)));
@@ -101,7 +116,7 @@ void done(const void* p) {
 void BM_scatter_elements_tensorops(benchmark::State& state) {
     const auto p = make_element_problem();
     const auto t = p.tensor_view();
-    tb::run(state, element_scatter_bytes, tb::limit::copy, [&] {
+    tb::run_paired(state, element_scatter_bytes, tb::limit::copy, tb::paired_copy_limit(), [&] {
         tensorops::scatter_nd(t, p.index_view(), p.update_view(), t);
         done(p.tensor.data());
     });
@@ -110,7 +125,7 @@ void BM_scatter_elements_tensorops(benchmark::State& state) {
 void BM_scatter_elements_tensorops_add(benchmark::State& state) {
     const auto p = make_element_problem();
     const auto t = p.tensor_view();
-    tb::run(state, element_scatter_bytes + static_cast<std::int64_t>(element_tuples * sizeof(float)), tb::limit::copy, [&] {
+    tb::run_paired(state, element_scatter_bytes + static_cast<std::int64_t>(element_tuples * sizeof(float)), tb::limit::copy, tb::paired_copy_limit(), [&] {
         tensorops::scatter_nd(t, p.index_view(), p.update_view(), t, tensorops::scatter_reduction::add);
         done(p.tensor.data());
     });
@@ -121,7 +136,7 @@ void BM_scatter_elements_tensorops_copy(benchmark::State& state) {
     const auto p = make_element_problem();
     auto output = tb::scratch<float>(element_count, element_output);
     const tensorops::tensor_view<float> out(output.data(), {element_count});
-    tb::run(state, element_scatter_bytes + element_copy_bytes, tb::limit::copy, [&] {
+    tb::run_paired(state, element_scatter_bytes + element_copy_bytes, tb::limit::copy, tb::paired_copy_limit(), [&] {
         tensorops::scatter_nd(p.tensor_view(), p.index_view(), p.update_view(), out);
         done(output.data());
     });
@@ -133,7 +148,7 @@ void BM_scatter_elements_validation_only(benchmark::State& state) {
     const auto t = p.tensor_view();
     const auto indices = p.index_view();
     namespace d = tensorops::detail;
-    tb::run(state, static_cast<std::int64_t>(element_tuples * sizeof(std::int64_t)), tb::limit::copy, [&] {
+    tb::run_paired(state, static_cast<std::int64_t>(element_tuples * sizeof(std::int64_t)), tb::limit::copy, tb::paired_copy_limit(), [&] {
         // What scatter_nd does before it writes: plan the tuples, check every one.
         const auto plan = d::plan_tuples(d::layout_of(indices), d::layout_of(p.update_view()), d::layout_of(t), 0);
         d::validate_tuples(tensorops::sequential, "scatter_nd", indices, plan, "input");
@@ -144,7 +159,7 @@ void BM_scatter_elements_validation_only(benchmark::State& state) {
 
 void BM_scatter_elements_plain_loop(benchmark::State& state) {
     const auto p = make_element_problem();
-    tb::run(state, element_scatter_bytes, tb::limit::copy, [&] {
+    tb::run_paired(state, element_scatter_bytes, tb::limit::copy, tb::paired_copy_limit(), [&] {
         float* t = p.tensor.data();
         const float* u = p.updates.data();
         const std::int64_t* index = p.indices.data();
@@ -160,7 +175,7 @@ void BM_scatter_elements_plain_loop(benchmark::State& state) {
 void BM_scatter_rows_tensorops(benchmark::State& state) {
     const auto p = make_row_problem();
     const auto t = p.tensor_view();
-    tb::run(state, row_bytes, tb::limit::copy, [&] {
+    tb::run_paired(state, row_bytes, tb::limit::copy, tb::paired_copy_limit(), [&] {
         tensorops::scatter_nd(t, p.index_view(), p.update_view(), t);
         done(p.tensor.data());
     });
@@ -169,7 +184,7 @@ void BM_scatter_rows_tensorops(benchmark::State& state) {
 void BM_scatter_rows_tensorops_add(benchmark::State& state) {
     const auto p = make_row_problem();
     const auto t = p.tensor_view();
-    tb::run(state, row_bytes + static_cast<std::int64_t>(row_tuples * row_length * sizeof(float)), tb::limit::copy, [&] {
+    tb::run_paired(state, row_bytes + static_cast<std::int64_t>(row_tuples * row_length * sizeof(float)), tb::limit::copy, tb::paired_copy_limit(), [&] {
         tensorops::scatter_nd(t, p.index_view(), p.update_view(), t, tensorops::scatter_reduction::add);
         done(p.tensor.data());
     });
@@ -178,13 +193,37 @@ void BM_scatter_rows_tensorops_add(benchmark::State& state) {
 
 void BM_scatter_rows_plain_loop(benchmark::State& state) {
     const auto p = make_row_problem();
-    tb::run(state, row_bytes, tb::limit::copy, [&] {
+    tb::run_paired(state, row_bytes, tb::limit::copy, tb::paired_copy_limit(), [&] {
         float* t = p.tensor.data();
         for (std::size_t i = 0; i < row_tuples; ++i)
             std::memcpy(t + p.indices[i] * static_cast<std::int64_t>(row_length), p.updates.data() + i * row_length, row_length * sizeof(float));
         done(t);
     });
     state.SetLabel("unchecked memcpy per row");
+}
+
+void BM_scatter_rows_tensorops_cold(benchmark::State& state) {
+    const auto p = make_row_problem();
+    const auto t = p.tensor_view();
+    rotating_row_indices indices;
+    tb::run_paired(state, row_bytes, tb::limit::copy, tb::paired_copy_limit(), [&] {
+        tensorops::scatter_nd(t, tensorops::tensor_view<const std::int64_t>(indices.next(), {row_tuples, 1}), p.update_view(), t);
+        done(p.tensor.data());
+    });
+    state.SetLabel("rows not in any cache");
+}
+
+void BM_scatter_rows_plain_loop_cold(benchmark::State& state) {
+    const auto p = make_row_problem();
+    rotating_row_indices indices;
+    tb::run_paired(state, row_bytes, tb::limit::copy, tb::paired_copy_limit(), [&] {
+        float* t = p.tensor.data();
+        const std::int64_t* index = indices.next();
+        for (std::size_t i = 0; i < row_tuples; ++i)
+            std::memcpy(t + index[i] * static_cast<std::int64_t>(row_length), p.updates.data() + i * row_length, row_length * sizeof(float));
+        done(t);
+    });
+    state.SetLabel("unchecked memcpy per row; rows not in any cache");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -195,7 +234,7 @@ void BM_gather_rows_tensorops(benchmark::State& state) {
     auto output = tb::scratch<float>(row_tuples * row_length, rows_output);
     const tensorops::tensor_view<float> out(output.data(), {row_tuples, row_length});
     const tensorops::tensor_view<const float> t = p.tensor_view();
-    tb::run(state, row_bytes, tb::limit::copy, [&] {
+    tb::run_paired(state, row_bytes, tb::limit::copy, tb::paired_copy_limit(), [&] {
         tensorops::gather_nd(t, p.index_view(), out);
         done(output.data());
     });
@@ -204,7 +243,7 @@ void BM_gather_rows_tensorops(benchmark::State& state) {
 void BM_gather_rows_plain_loop(benchmark::State& state) {
     const auto p = make_row_problem();
     auto output = tb::scratch<float>(row_tuples * row_length, rows_output);
-    tb::run(state, row_bytes, tb::limit::copy, [&] {
+    tb::run_paired(state, row_bytes, tb::limit::copy, tb::paired_copy_limit(), [&] {
         for (std::size_t i = 0; i < row_tuples; ++i)
             std::memcpy(output.data() + i * row_length, p.tensor.data() + p.indices[i] * static_cast<std::int64_t>(row_length), row_length * sizeof(float));
         done(output.data());
@@ -212,12 +251,62 @@ void BM_gather_rows_plain_loop(benchmark::State& state) {
     state.SetLabel("unchecked memcpy per row");
 }
 
+void BM_gather_rows_tensorops_cold(benchmark::State& state) {
+    const auto p = make_row_problem();
+    auto output = tb::scratch<float>(row_tuples * row_length, rows_output);
+    const tensorops::tensor_view<float> out(output.data(), {row_tuples, row_length});
+    const tensorops::tensor_view<const float> t = p.tensor_view();
+    rotating_row_indices indices;
+    tb::run_paired(state, row_bytes, tb::limit::copy, tb::paired_copy_limit(), [&] {
+        tensorops::gather_nd(t, tensorops::tensor_view<const std::int64_t>(indices.next(), {row_tuples, 1}), out);
+        done(output.data());
+    });
+    state.SetLabel("rows not in any cache");
+}
+
+void BM_gather_rows_plain_loop_cold(benchmark::State& state) {
+    const auto p = make_row_problem();
+    auto output = tb::scratch<float>(row_tuples * row_length, rows_output);
+    rotating_row_indices indices;
+    tb::run_paired(state, row_bytes, tb::limit::copy, tb::paired_copy_limit(), [&] {
+        const std::int64_t* index = indices.next();
+        for (std::size_t i = 0; i < row_tuples; ++i)
+            std::memcpy(output.data() + i * row_length, p.tensor.data() + index[i] * static_cast<std::int64_t>(row_length), row_length * sizeof(float));
+        done(output.data());
+    });
+    state.SetLabel("unchecked memcpy per row; rows not in any cache");
+}
+
+/// What reading the gathered rows alone costs, rows in no cache: a sum of the same random rows, hinted as far ahead
+/// as gather_nd hints them — the speed at which one core can fetch random 256-byte rows from memory here, which a
+/// gather (that also writes them out) cannot beat. Bytes: indices + rows read.
+void BM_gather_rows_read_probe_cold(benchmark::State& state) {
+    const auto p = make_row_problem();
+    rotating_row_indices indices;
+    constexpr std::size_t ahead = 32;  // as simd::tuples_ahead(256)
+    tb::run_paired(state, static_cast<std::int64_t>(row_tuples * (sizeof(std::int64_t) + row_length * sizeof(float))), tb::limit::copy,
+                   tb::paired_copy_limit(), [&] {
+                       const std::int64_t* index = indices.next();
+                       const float* t = p.tensor.data();
+                       std::array<float, row_length> sum{};
+                       for (std::size_t i = 0; i < row_tuples; ++i) {
+                           if (i + ahead < row_tuples)
+                               for (std::size_t line = 0; line < row_length * sizeof(float); line += 64)
+                                   __builtin_prefetch(reinterpret_cast<const char*>(t + index[i + ahead] * static_cast<std::int64_t>(row_length)) + line);
+                           const float* row = t + index[i] * static_cast<std::int64_t>(row_length);
+                           for (std::size_t j = 0; j < row_length; ++j) sum[j] += row[j];
+                       }
+                       benchmark::DoNotOptimize(sum);
+                   });
+    state.SetLabel("a sum of the random rows, no output; rows not in any cache");
+}
+
 void BM_gather_elements_tensorops(benchmark::State& state) {
     const auto p = make_element_problem();
     auto output = tb::scratch<float>(element_tuples, element_output);
     const tensorops::tensor_view<float> out(output.data(), {element_tuples});
     const tensorops::tensor_view<const float> t = p.tensor_view();
-    tb::run(state, element_scatter_bytes, tb::limit::copy, [&] {
+    tb::run_paired(state, element_scatter_bytes, tb::limit::copy, tb::paired_copy_limit(), [&] {
         tensorops::gather_nd(t, p.index_view(), out);
         done(output.data());
     });
@@ -226,7 +315,7 @@ void BM_gather_elements_tensorops(benchmark::State& state) {
 void BM_gather_elements_plain_loop(benchmark::State& state) {
     const auto p = make_element_problem();
     auto output = tb::scratch<float>(element_tuples, element_output);
-    tb::run(state, element_scatter_bytes, tb::limit::copy, [&] {
+    tb::run_paired(state, element_scatter_bytes, tb::limit::copy, tb::paired_copy_limit(), [&] {
         const float* t = p.tensor.data();
         const std::int64_t* index = p.indices.data();
         float* out = output.data();
@@ -257,7 +346,7 @@ auto xtensor_operands() {
 template <bool Rows>
 void BM_scatter_xtensor(benchmark::State& state) {
     auto [t, u, indices] = xtensor_operands<Rows>();
-    tb::run(state, Rows ? row_bytes : element_scatter_bytes, tb::limit::copy, [&] {
+    tb::run_paired(state, Rows ? row_bytes : element_scatter_bytes, tb::limit::copy, tb::paired_copy_limit(), [&] {
         xt::view(t, xt::keep(indices), xt::all()) = u;
         done(t.data());
     });
@@ -270,7 +359,7 @@ void BM_gather_xtensor(benchmark::State& state) {
     constexpr std::size_t tuples = Rows ? row_tuples : element_tuples, width = Rows ? row_length : 1;
     auto output = tb::scratch<float>(tuples * width, Rows ? rows_output : element_output);
     auto out = xt::adapt(output.data(), tuples * width, xt::no_ownership(), std::array<std::size_t, 2>{tuples, width});
-    tb::run(state, Rows ? row_bytes : element_scatter_bytes, tb::limit::copy, [&] {
+    tb::run_paired(state, Rows ? row_bytes : element_scatter_bytes, tb::limit::copy, tb::paired_copy_limit(), [&] {
         out = xt::view(t, xt::keep(indices), xt::all());
         done(output.data());
     });
@@ -290,6 +379,11 @@ BENCHMARK(BM_scatter_rows_plain_loop)->Name("scatter/rows/plain-loop")->Apply(tb
 BENCHMARK(BM_scatter_rows_tensorops_add)->Name("scatter/rows/tensorops-add")->Apply(tb::defaults);
 BENCHMARK(BM_gather_rows_tensorops)->Name("gather/rows/tensorops")->Apply(tb::defaults);
 BENCHMARK(BM_gather_rows_plain_loop)->Name("gather/rows/plain-loop")->Apply(tb::defaults);
+BENCHMARK(BM_scatter_rows_tensorops_cold)->Name("scatter/rows/tensorops-cold")->Apply(tb::defaults);
+BENCHMARK(BM_scatter_rows_plain_loop_cold)->Name("scatter/rows/plain-loop-cold")->Apply(tb::defaults);
+BENCHMARK(BM_gather_rows_tensorops_cold)->Name("gather/rows/tensorops-cold")->Apply(tb::defaults);
+BENCHMARK(BM_gather_rows_plain_loop_cold)->Name("gather/rows/plain-loop-cold")->Apply(tb::defaults);
+BENCHMARK(BM_gather_rows_read_probe_cold)->Name("gather/rows/read-probe-cold")->Apply(tb::defaults);
 BENCHMARK(BM_gather_elements_tensorops)->Name("gather/elements/tensorops")->Apply(tb::defaults);
 BENCHMARK(BM_gather_elements_plain_loop)->Name("gather/elements/plain-loop")->Apply(tb::defaults);
 #ifdef TENSOROPS_BENCH_HAVE_XTENSOR

@@ -302,3 +302,61 @@ TEST_CASE("gather_nd: every broken rule throws tensorops::error naming the argum
     CHECK(rule.find("[-3, 2]") != std::string::npos);
     CHECK(std::all_of(picked.begin(), picked.end(), [](float v) { return v == 7.0f; }));
 }
+
+namespace {
+// One row length of the test below: 40 rows of `bytes` bytes (bytes / sizeof(T) elements), 100 tuples (duplicates
+// included), every buffer misaligned by `shift` elements; scattered in place, gathered back, and gathered with a batch
+// dimension (whose lines step the indexed base) — each against the reference.
+template <class T>
+void check_row_copies(test_rng& rng, std::size_t bytes, std::size_t shift, tt::layout_kind index_layout) {
+    const std::size_t n = bytes / sizeof(T), rows = 40, count = 100;
+    const std::vector<std::size_t> sizes{rows, n}, index_sizes{count, 1}, update_sizes{count, n};
+    std::vector<T> x(rows * n), u(count * n);
+    for (auto& v : x) v = tt::random_value<T>(rng);
+    for (auto& v : u) v = tt::random_value<T>(rng);
+    const auto p = tt::random_tuples(rng, count, {rows}, true, true);
+    guarded_buffer<T> buffer(sizes, tt::random_strides(rng, sizes, tt::layout_kind::packed), shift);
+    guarded_buffer<std::int64_t> indices(index_sizes, tt::random_strides(rng, index_sizes, index_layout), shift % 2);
+    guarded_buffer<T> updates(update_sizes, tt::random_strides(rng, update_sizes, tt::layout_kind::packed), (shift + 1) % 4);
+    guarded_buffer<T> back(update_sizes, tt::random_strides(rng, update_sizes, tt::layout_kind::packed), (shift + 2) % 4);
+    buffer.assign(x);
+    updates.assign(u);
+    indices.assign(p);
+    INFO("rows of " << bytes << " bytes (" << n << " " << tt::type_name<T>() << "), misaligned by " << shift << ", indices "
+                    << tt::describe_layout(index_sizes, indices.strides()));
+    scatter_nd(buffer.const_view(), indices.const_view(), updates.const_view(), buffer.view());
+    const auto scattered = ref::scatter_nd(ref::dense<T>(sizes, x), ref::dense<std::int64_t>(index_sizes, p), ref::dense<T>(update_sizes, u));
+    tt::check_elements(buffer.values(), scattered.values, true);
+    REQUIRE(buffer.untouched_outside_view());
+    gather_nd(buffer.const_view(), indices.const_view(), back.view());
+    tt::check_elements(back.values(), ref::gather_nd(scattered, ref::dense<std::int64_t>(index_sizes, p)).values, true);
+    REQUIRE(back.untouched_outside_view());
+
+    // batch_dims 1: two batches of 20 rows, 50 tuples each.
+    const std::vector<std::size_t> batch_sizes{2, rows / 2, n}, batch_index_sizes{2, count / 2, 1}, batch_output_sizes{2, count / 2, n};
+    const auto q = tt::random_tuples(rng, count, {rows / 2}, true, true);
+    guarded_buffer<std::int64_t> batch_indices(batch_index_sizes, tt::random_strides(rng, batch_index_sizes, index_layout));
+    guarded_buffer<T> batch_output(batch_output_sizes, tt::random_strides(rng, batch_output_sizes, tt::layout_kind::packed), shift);
+    batch_indices.assign(q);
+    gather_nd(tensor_view<const T>(x.data(), batch_sizes), batch_indices.const_view(), batch_output.view(), 1);
+    tt::check_elements(batch_output.values(), ref::gather_nd(ref::dense<T>(batch_sizes, x), ref::dense<std::int64_t>(batch_index_sizes, q), 1).values,
+                       true);
+    REQUIRE(batch_output.untouched_outside_view());
+}
+}  // namespace
+
+TEST_CASE("gather_nd and scatter_nd: rows of every size their copy treats apart, misaligned, in any index layout", "[gather][scatter]") {
+    // The copy of whole rows (ops/detail/index_tuples.hpp, simd/copy.hpp) has code for rows of 32, 64, 128, 256 and
+    // 512 bytes, a loop of four registers, one register and an overlapping last one for other rows up to 2 KiB, and
+    // memcpy past that: every class, its edges, and lengths that are not a whole number of registers.
+    test_rng rng("gather scatter row copies");
+    INFO(rng.describe());
+    const std::size_t row_bytes[] = {1, 15, 17, 31, 32, 33, 48, 63, 64, 65, 96, 127, 128, 129, 200, 255, 256,
+                                     257, 320, 511, 512, 513, 1000, 2047, 2048, 2049, 3000};
+    const tt::layout_kind index_layouts[] = {tt::layout_kind::packed, tt::layout_kind::reversed, tt::layout_kind::mixed};
+    for (std::size_t bytes : row_bytes)
+        for (std::size_t shift = 0; shift < 3; ++shift) {
+            check_row_copies<std::uint8_t>(rng, bytes, shift, index_layouts[shift]);
+            if (bytes % sizeof(float) == 0) check_row_copies<float>(rng, bytes, shift, index_layouts[(shift + 1) % 3]);
+        }
+}

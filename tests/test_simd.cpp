@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <tensorops/simd/arithmetic.hpp>
+#include <tensorops/simd/copy.hpp>
 #include <tensorops/simd/horizontal.hpp>
 #include <tensorops/simd/math.hpp>
 #include <tensorops/simd/minmax.hpp>
@@ -565,3 +566,27 @@ TEST_CASE("simd: integer lane arithmetic wraps on every path") {
     CHECK(simd::reduce_add(simd::pack<std::uint16_t>(std::uint16_t{65535})) == static_cast<std::uint16_t>(65535u * W<std::uint16_t>));
     CHECK(simd::reduce_mul(simd::pack<std::int8_t>(std::int8_t{-128})) == static_cast<std::int8_t>(W<std::int8_t> == 1 ? -128 : 0));
 }
+
+TEST_CASE("simd: copy_bytes copies exactly its bytes, every length and misalignment") {
+    // Lengths below one register (memcpy), whole and partial registers, four-register steps, the 2 KiB edge (memcpy
+    // past it); source and destination misaligned independently; the bytes around the destination untouched.
+    test_rng rng("copy_bytes");
+    INFO(rng.describe());
+    constexpr std::size_t guard = 80;
+    std::vector<std::size_t> lengths;
+    for (std::size_t n = 0; n <= 4 * simd::copy_block_bytes + 2 * simd::copy_block_bytes + 3; ++n) lengths.push_back(n);
+    for (std::size_t n : {255, 256, 257, 511, 512, 513, 1000, 2047, 2048, 2049, 5000}) lengths.push_back(n);
+    for (std::size_t n : lengths)
+        for (std::size_t source_shift = 0; source_shift < 3; ++source_shift)
+            for (std::size_t destination_shift : {0, 1, 7, 33}) {
+                std::vector<std::byte> source(n + 8), destination(n + 2 * guard), expected;
+                for (auto& b : source) b = static_cast<std::byte>(rng.uniform<int>(0, 255));
+                for (auto& b : destination) b = static_cast<std::byte>(rng.uniform<int>(0, 255));
+                expected = destination;
+                std::memcpy(expected.data() + guard + destination_shift - 40, source.data() + source_shift, n);
+                simd::copy_bytes(destination.data() + guard + destination_shift - 40, source.data() + source_shift, n);
+                INFO("length " << n << ", source shift " << source_shift << ", destination shift " << destination_shift);
+                REQUIRE(destination == expected);
+            }
+}
+

@@ -112,8 +112,8 @@ void gather(const executor_ref& exec, std::string_view operation, const tensor_v
 /// Indices: int32, int64, uint32 or uint64, the same rules as scatter_nd: signed coordinates may count from the
 /// end; every tuple is validated before anything is written, and one out of range throws tensorops::error
 /// naming the first such tuple (row-major), its position, value and the valid range, with the output untouched.
-/// Duplicate tuples simply read the same slice twice. Types: any `element` (memcpy for contiguous slices of
-/// trivially copyable types). Aliasing: the output must not share memory with input or indices.
+/// Duplicate tuples simply read the same slice twice. Types: any `element` (contiguous slices of trivially copyable
+/// types copied as bytes). Aliasing: the output must not share memory with input or indices.
 /// Cost: no allocation; indices read twice (validation, then the pass that computes offsets — in the copy loop
 /// itself for contiguous slices, in chunks of 32 on the stack otherwise); contiguous slices are copied as blocks.
 /// Errors (tensorops::error, before anything is written), by argument: `input` of rank 0; `indices` of rank 0,

@@ -227,7 +227,8 @@ void scatter(const executor_ref& exec, std::string_view operation, const tensor_
 /// any other overlap with input, and any overlap with indices or updates, is an error.
 /// Cost: no allocation. Indices are read twice — a validation pass, then the pass that computes each offset and
 /// applies the update (a plain copy does both in one loop; reductions compute offsets in chunks of 32 on the
-/// stack) — and updates once; contiguous slices are copied as blocks (memcpy) or combined with vector loops.
+/// stack) — and updates once; contiguous slices are copied as blocks (simd::copy_bytes: register moves inlined up to
+/// 2 KiB, memcpy past that) or combined with vector loops.
 /// Errors (tensorops::error, before anything is written), by argument: `reduction` out of range or not
 /// supported by the element type; `input` of rank 0; `indices` of rank 0, k outside [1, r], or a coordinate out
 /// of range; `output` sizes differ from input's, layout not unique, overlaps; `updates` sizes wrong.

@@ -17,8 +17,7 @@
 //      additively, not multiplicatively, and the walk is compiled once.
 //      A plain copy of trivially copyable elements whose slices are contiguous runs or single elements (scatter_nd
 //      without a reduction, gather_nd) skips the chunks: offsets are computed and the slices moved in one loop
-//      (copy_tuples), instantiated per index type × direction; it prefetches the slices it will move (not the runs
-//      a scatter writes).
+//      (copy_tuples), instantiated per index type × direction; it prefetches the slices it will move.
 // The walk over the tuple dimensions is planned like any loop nest (size-1 dimensions dropped, dimensions
 // that chain merged) but never reordered or reversed: tuples are always consumed in row-major order, which
 // is what makes "the last duplicate wins" and the reduction order of scatter_nd deterministic.
@@ -43,6 +42,7 @@
 #include "../../exec/split.hpp"
 #include "../../iter/nd_loop.hpp"
 #include "../../iter/plan.hpp"
+#include "../../simd/copy.hpp"
 #include "../../simd/prefetch.hpp"
 
 namespace tensorops::detail {
@@ -319,33 +319,39 @@ void fill_positions(const void* indices, std::ptrdiff_t first, std::ptrdiff_t tu
 }
 
 /// Moves the `length` slices of one line of tuples: tuple i's slice at indexed + position_of(i) and data +
-/// slice_of(i), `Bytes` bytes each (0: slice_bytes, a run-time size), from data to indexed when Scatter, else back.
-/// While tuple i moves, the slice of tuple i + ahead is hinted (its first `hinted` bytes) — gathering, and scattering
-/// single elements: its offset is computed twice, once to hint and once to move, rather than kept in an array (see
-/// copy_tuples). Scattered runs get no hints: their stores' own read-for-ownership requests keep the misses in flight,
-/// and on an AMD Zen 5 hints 32 rows ahead made 64K rows of 256 bytes slower (1.45 → 2.1 ms, best of 20; as on the
-/// Intel host before). Single elements scattered with hints 64 ahead: 2.56–2.69 ms against 2.73–2.82 without (1M
-/// random f32 into 16 MiB, medians of 30 in one process; the plain loop 2.51–2.58).
+/// slice_of(i), `Bytes` bytes each (0: slice_bytes, a run-time size, moved by simd::copy_bytes), from data to indexed
+/// when Scatter, else back. While tuple i moves, the slice of tuple i + ahead is hinted (its first `hinted` bytes; for
+/// a scattered run, as a line about to be written): its offset is computed twice, once to hint and once to move, rather
+/// than kept in an array (see copy_tuples). The slices lie at random places, which no hardware prefetcher follows.
+/// On an AMD Zen 5, 64K random rows of 256 bytes scattered into a 256 MiB tensor, each pass against a 64 MiB memcpy
+/// right after it (medians of 21 in one process): 53–58 % of its speed without hints, 70–78 % with write hints 8–32
+/// rows ahead (read hints did as well). With a call to memcpy per row the hints had gained less (56–59 %), and on this
+/// host and the Intel one before they had looked like a loss. Single elements scattered with hints 64 ahead: 2.56–2.69
+/// ms against 2.73–2.82 without (1M random f32 into 16 MiB, medians of 30 in one process; the plain loop 2.51–2.58).
 /// Everything arrives by value, to live in registers: stores through std::byte* may alias anything reachable through
 /// a pointer, so a loop reading its bounds or pointers through a reference reloads them after every copy (through a
 /// lambda's captures, element scatter took 1.10–1.18× a plain loop's time; by value, 0.95–0.98×).
 template <bool Scatter, std::size_t Bytes, class Position, class Slice>
 [[gnu::always_inline]] inline void move_slices(std::conditional_t<Scatter, std::byte*, const std::byte*> indexed,
                                                std::conditional_t<Scatter, const std::byte*, std::byte*> data, std::size_t length,
-                                               std::size_t slice_bytes, std::size_t ahead, std::size_t hinted, Position position_of,
+                                               std::size_t slice_bytes, std::size_t ahead, Position position_of,
                                                Slice slice_of) noexcept {
+    constexpr bool element = Bytes != 0 && Bytes <= 16;
     const std::size_t bytes = Bytes != 0 ? Bytes : slice_bytes;
+    const auto copy = [&](std::byte* destination, const std::byte* source) {
+        if constexpr (element) std::memcpy(destination, source, Bytes);  // one load and one store
+        else simd::copy_bytes(destination, source, bytes);
+    };
     const auto move = [&](std::size_t i) {
-        if constexpr (Scatter) std::memcpy(indexed + position_of(i), data + slice_of(i), bytes);
-        else std::memcpy(data + slice_of(i), indexed + position_of(i), bytes);
+        if constexpr (Scatter) copy(indexed + position_of(i), data + slice_of(i));
+        else copy(data + slice_of(i), indexed + position_of(i));
     };
     std::size_t i = 0;
-    if constexpr (!Scatter || Bytes != 0) {
-        for (; i + ahead < length; ++i) {
-            if constexpr (Bytes != 0) simd::prefetch_line(indexed + position_of(i + ahead));  // an element: one line
-            else simd::prefetch_range(indexed + position_of(i + ahead), hinted);
-            move(i);
-        }
+    for (; i + ahead < length; ++i) {
+        if constexpr (element) simd::prefetch_line(indexed + position_of(i + ahead));  // one line
+        else if constexpr (Bytes != 0) simd::prefetch_slice_start<Bytes, Scatter>(indexed + position_of(i + ahead));
+        else simd::prefetch_slice_start<Scatter>(indexed + position_of(i + ahead), bytes);
+        move(i);
     }
     for (; i < length; ++i) move(i);
 }
@@ -355,46 +361,93 @@ template <bool Scatter, std::size_t Bytes, class Position, class Slice>
 /// are computed and the slice moved in the same loop (move_slices), with no array of offsets in between. (That
 /// array's stores share the store buffer with the copies' stores, which commit in order behind cache misses: 64K
 /// rows of 256 bytes went ~12 % slower through it than a plain memcpy loop, 1M single f32 elements ~30 %.) Scatter
-/// copies data → indexed, gather indexed → data; the order is row-major. Gathering hints the slices
-/// simd::tuples_ahead tuples on (their first simd::slice_prefetch_bytes), scattering single elements too.
+/// copies data → indexed, gather indexed → data; the order is row-major. Both hint the indexed slices
+/// simd::tuples_ahead tuples on (their first simd::slice_prefetch_lines lines).
+template <bool Scatter>
+using indexed_pointer = std::conditional_t<Scatter, std::byte*, const std::byte*>;
+template <bool Scatter>
+using data_pointer = std::conditional_t<Scatter, const std::byte*, std::byte*>;
+
+/// Where a line of tuples lies: tuple i at tuples + i · tuple_stride, its slice at indexed + i · base_stride + (the
+/// tuple's offset) and at data + i · slice_stride (strides in bytes but tuple_stride, in elements of I).
 template <index_element I, bool Scatter>
-void copy_tuples(const void* indices, const tuple_plan& plan, std::conditional_t<Scatter, std::byte*, const std::byte*> indexed,
-                 std::conditional_t<Scatter, const std::byte*, std::byte*> data, std::size_t element_bytes, std::size_t slice_bytes) {
+struct tuple_line {
+    const I* tuples;
+    indexed_pointer<Scatter> indexed;
+    data_pointer<Scatter> data;
+    std::size_t length;
+    std::ptrdiff_t tuple_stride, base_stride, slice_stride;
+};
+
+/// copy_tuples' loop over one line of tuples (move_slices), one coordinate per tuple (k = 1) or several.
+/// Not inlined, on purpose: each gets its own function, whose loop the compiler fits into registers. Inlined into
+/// copy_tuples' nested lambdas, the loop kept five of its values on the stack and reloaded them every tuple — and
+/// those loads, behind the slices' stores to random places, made 64K rows of 256 bytes scatter at half the speed of
+/// the same loop in a function of its own (29 % against 56 % of a memcpy's speed, in one process; on an AMD Zen 5).
+template <index_element I, bool Scatter, std::size_t Bytes>
+[[gnu::noinline]] void move_line_one_coordinate(const tuple_line<I, Scatter> line, std::size_t slice_bytes, std::size_t extent,
+                                                std::ptrdiff_t stride, std::size_t ahead) noexcept {
+    const I* tuples = line.tuples;
+    const std::ptrdiff_t tuple_stride = line.tuple_stride, base_stride = line.base_stride, slice_stride = line.slice_stride;
+    const auto slice_of = [=](std::size_t i) { return static_cast<std::ptrdiff_t>(i) * slice_stride; };
+    if (tuple_stride == 1 && base_stride == 0) {  // indices back to back, no batch dimension: two values fewer live
+        const auto position_of = [=](std::size_t i) { return normalised(tuples[i], extent) * stride; };
+        move_slices<Scatter, Bytes>(line.indexed, line.data, line.length, slice_bytes, ahead, position_of, slice_of);
+        return;
+    }
+    const auto position_of = [=](std::size_t i) {
+        const auto step = static_cast<std::ptrdiff_t>(i);
+        return step * base_stride + normalised(tuples[step * tuple_stride], extent) * stride;
+    };
+    move_slices<Scatter, Bytes>(line.indexed, line.data, line.length, slice_bytes, ahead, position_of, slice_of);
+}
+
+template <index_element I, bool Scatter, std::size_t Bytes>
+[[gnu::noinline]] void move_line_coordinates(const tuple_line<I, Scatter> line, std::size_t slice_bytes, const tuple_plan& plan,
+                                             std::ptrdiff_t element_bytes, std::size_t ahead) noexcept {
+    const I* tuples = line.tuples;
+    const std::ptrdiff_t tuple_stride = line.tuple_stride, base_stride = line.base_stride, slice_stride = line.slice_stride;
+    const std::size_t k = plan.k;
+    const std::ptrdiff_t coordinate_stride = plan.coordinate_stride;
+    const extents_array extents = plan.extents;
+    strides_array strides_in_bytes = plan.strides;
+    for (std::size_t c = 0; c < k; ++c) strides_in_bytes[c] *= element_bytes;
+    const auto position_of = [=](std::size_t i) {
+        const auto step = static_cast<std::ptrdiff_t>(i);
+        const I* tuple = tuples + step * tuple_stride;
+        std::ptrdiff_t position = step * base_stride;
+        for (std::size_t c = 0; c < k; ++c)
+            position += normalised(tuple[static_cast<std::ptrdiff_t>(c) * coordinate_stride], extents[c]) * strides_in_bytes[c];
+        return position;
+    };
+    const auto slice_of = [=](std::size_t i) { return static_cast<std::ptrdiff_t>(i) * slice_stride; };
+    move_slices<Scatter, Bytes>(line.indexed, line.data, line.length, slice_bytes, ahead, position_of, slice_of);
+}
+
+/// Pass 2 fused with a plain copy, for scatter_nd without a reduction and for gather_nd, when the elements are
+/// trivially copyable and each tuple's slice is one contiguous run in both tensors, or a single element: offsets
+/// are computed and the slice moved in the same loop (move_slices), with no array of offsets in between. (That
+/// array's stores share the store buffer with the copies' stores, which commit in order behind cache misses: 64K
+/// rows of 256 bytes went ~12 % slower through it than a plain memcpy loop, 1M single f32 elements ~30 %.) Scatter
+/// copies data → indexed, gather indexed → data; the order is row-major. Both hint the indexed slices
+/// simd::tuples_ahead tuples on (their first simd::slice_prefetch_lines lines).
+template <index_element I, bool Scatter>
+void copy_tuples(const void* indices, const tuple_plan& plan, indexed_pointer<Scatter> indexed, data_pointer<Scatter> data,
+                 std::size_t element_bytes, std::size_t slice_bytes) {
     const auto size = static_cast<std::ptrdiff_t>(element_bytes);
     const std::size_t ahead = simd::tuples_ahead(slice_bytes);
-    const std::size_t hinted = std::min(slice_bytes, simd::slice_prefetch_bytes);
     // Slices of 1, 2, 4, 8 or 16 bytes (single elements) move with a size known at compile time: one load and one
-    // store, not a call to memcpy per tuple.
+    // store, not a call to memcpy per tuple. So do rows of 32 to 512 bytes (8 to 128 floats, the usual widths of the
+    // embedding tables gathered and scattered by rows): copy and hints unrolled, no loop to count. 64K random rows of
+    // 256 bytes on an AMD Zen 5, each pass paired with a memcpy pass (medians of 21, one process), scattered at 62 %
+    // of its speed with the size known only at run time, 67 % known at compile time (hand-written loop: 69 %); gathered
+    // at 62 and 67 % (hand-written: 68 %). Other sizes take the run-time loop.
     const auto copy_all = [&]<std::size_t Bytes>(std::integral_constant<std::size_t, Bytes>) {
-        for_each_tuple_line(plan, [&](const std::array<std::ptrdiff_t, 3>& line, std::size_t length, const std::array<std::ptrdiff_t, 3>& strides) {
-            const I* tuples = static_cast<const I*>(indices) + line[0];
-            const std::ptrdiff_t tuple_stride = strides[0], base = line[2] * size, base_stride = strides[2] * size;
-            const std::ptrdiff_t first_slice = line[1] * size, slice_stride = strides[1] * size;
-            const auto slice_of = [=](std::size_t i) { return first_slice + static_cast<std::ptrdiff_t>(i) * slice_stride; };
-            if (plan.k == 1) {
-                const std::size_t extent = plan.extents[0];
-                const std::ptrdiff_t stride = plan.strides[0] * size;
-                const auto position_of = [=](std::size_t i) {
-                    const auto step = static_cast<std::ptrdiff_t>(i);
-                    return base + step * base_stride + normalised(tuples[step * tuple_stride], extent) * stride;
-                };
-                move_slices<Scatter, Bytes>(indexed, data, length, slice_bytes, ahead, hinted, position_of, slice_of);
-            } else {
-                const std::size_t k = plan.k;
-                const std::ptrdiff_t coordinate_stride = plan.coordinate_stride;
-                const extents_array extents = plan.extents;
-                strides_array strides_in_bytes = plan.strides;
-                for (std::size_t c = 0; c < k; ++c) strides_in_bytes[c] *= size;
-                const auto position_of = [=](std::size_t i) {
-                    const auto step = static_cast<std::ptrdiff_t>(i);
-                    const I* tuple = tuples + step * tuple_stride;
-                    std::ptrdiff_t position = base + step * base_stride;
-                    for (std::size_t c = 0; c < k; ++c)
-                        position += normalised(tuple[static_cast<std::ptrdiff_t>(c) * coordinate_stride], extents[c]) * strides_in_bytes[c];
-                    return position;
-                };
-                move_slices<Scatter, Bytes>(indexed, data, length, slice_bytes, ahead, hinted, position_of, slice_of);
-            }
+        for_each_tuple_line(plan, [&](const std::array<std::ptrdiff_t, 3>& offsets, std::size_t length, const std::array<std::ptrdiff_t, 3>& strides) {
+            const tuple_line<I, Scatter> line{static_cast<const I*>(indices) + offsets[0], indexed + offsets[2] * size, data + offsets[1] * size,
+                                              length, strides[0], strides[2] * size, strides[1] * size};
+            if (plan.k == 1) move_line_one_coordinate<I, Scatter, Bytes>(line, slice_bytes, plan.extents[0], plan.strides[0] * size, ahead);
+            else move_line_coordinates<I, Scatter, Bytes>(line, slice_bytes, plan, size, ahead);
         });
     };
     switch (slice_bytes) {
@@ -403,6 +456,11 @@ void copy_tuples(const void* indices, const tuple_plan& plan, std::conditional_t
         case 4: copy_all(std::integral_constant<std::size_t, 4>{}); break;
         case 8: copy_all(std::integral_constant<std::size_t, 8>{}); break;
         case 16: copy_all(std::integral_constant<std::size_t, 16>{}); break;
+        case 32: copy_all(std::integral_constant<std::size_t, 32>{}); break;
+        case 64: copy_all(std::integral_constant<std::size_t, 64>{}); break;
+        case 128: copy_all(std::integral_constant<std::size_t, 128>{}); break;
+        case 256: copy_all(std::integral_constant<std::size_t, 256>{}); break;
+        case 512: copy_all(std::integral_constant<std::size_t, 512>{}); break;
         default: copy_all(std::integral_constant<std::size_t, 0>{}); break;
     }
 }
