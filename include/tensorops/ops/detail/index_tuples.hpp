@@ -391,6 +391,15 @@ template <index_element I, bool Scatter, std::size_t Bytes>
     const std::ptrdiff_t tuple_stride = line.tuple_stride, base_stride = line.base_stride, slice_stride = line.slice_stride;
     const auto slice_of = [=](std::size_t i) { return static_cast<std::ptrdiff_t>(i) * slice_stride; };
     if (tuple_stride == 1 && base_stride == 0) {  // indices back to back, no batch dimension: two values fewer live
+        if constexpr (Bytes != 0) {
+            if (stride == static_cast<std::ptrdiff_t>(Bytes) && slice_stride == static_cast<std::ptrdiff_t>(Bytes)) {
+                // Both tensors dense along the tuples: every stride is the slice's size, a constant.
+                const auto dense_position = [=](std::size_t i) { return normalised(tuples[i], extent) * static_cast<std::ptrdiff_t>(Bytes); };
+                const auto dense_slice = [](std::size_t i) { return static_cast<std::ptrdiff_t>(i * Bytes); };
+                move_slices<Scatter, Bytes>(line.indexed, line.data, line.length, slice_bytes, ahead, dense_position, dense_slice);
+                return;
+            }
+        }
         const auto position_of = [=](std::size_t i) { return normalised(tuples[i], extent) * stride; };
         move_slices<Scatter, Bytes>(line.indexed, line.data, line.length, slice_bytes, ahead, position_of, slice_of);
         return;
