@@ -21,19 +21,10 @@ inline constexpr std::size_t copy_block_bytes = std::max<std::size_t>(lanes<std:
 /// streaming stores past the cache size) pay off there.
 inline constexpr std::size_t inline_copy_max_bytes = 2048;
 
-/// Copies `bytes` bytes from `source` to `destination`, which must not overlap. Copies of at least one register and at
-/// most inline_copy_max_bytes move a register at a time in the caller's own loop (the last move overlapping the one
-/// before it when `bytes` is not a whole number of registers); others call memcpy. Same result as memcpy.
-/// Algorithm: copy_block after copy_block, four to a loop step while four registers' worth remain (a run-time trip
-/// count costs per step; four at a time scattered 256-byte rows ~5 % faster than one). Why not memcpy itself: on an AMD Zen 5, scattering 64K
-/// random rows of 256 bytes into a 256 MiB tensor took, per pass, 31–37 % of a 64 MiB memcpy's speed (each pass
-/// paired with a memcpy pass right after it, medians of 21) through one memcpy call per row, 53–58 % inlined; gathering
-/// them back, with the same hints ahead, 65 % against 74–76 %. glibc's memcpy (its AVX-512 variant here) is no slower
-/// per byte; the call's cost is what the many short copies add up.
 /// Copies copy_block_bytes bytes from `source` to `destination` (non-overlapping) in one register: a load and a store
 /// of the pack of bytes. (Not a memcpy of that constant size: GCC 12 expands one of 32 bytes into two 16-byte moves at
-/// x86-64-v3, and those were slower here: 64K random rows of 256 bytes scattered at 37 % of a memcpy's speed against
-/// 51 % with 32-byte moves.)
+/// x86-64-v3, and those were slower here: 64K random rows of 256 bytes scattered at 46–53 % of a memcpy's speed
+/// against 58–68 % with 32-byte moves, hand-written loops, medians of 21.)
 [[gnu::always_inline]] inline void copy_block(std::byte* destination, const std::byte* source) noexcept {
     if constexpr (lanes<std::uint8_t> == copy_block_bytes)
         simd::store(reinterpret_cast<std::uint8_t*>(destination), simd::load(reinterpret_cast<const std::uint8_t*>(source)));
@@ -41,6 +32,15 @@ inline constexpr std::size_t inline_copy_max_bytes = 2048;
         std::memcpy(destination, source, copy_block_bytes);
 }
 
+/// Copies `bytes` bytes from `source` to `destination`, which must not overlap. Copies of at least one register and at
+/// most inline_copy_max_bytes move a register at a time in the caller's own loop (the last move overlapping the one
+/// before it when `bytes` is not a whole number of registers); others call memcpy. Same result as memcpy.
+/// Algorithm: copy_block after copy_block, four to a loop step while four registers' worth remain (a run-time trip
+/// count costs per step: in a hand-written loop four at a time scattered 256-byte rows ~5 % faster than one).
+/// Why not memcpy itself: on an AMD Zen 5, scattering 64K random rows of 256 bytes into a 256 MiB tensor ran, per
+/// pass, at 31–37 % of a 64 MiB memcpy's speed (each pass paired with a memcpy pass right after it, medians of 21)
+/// with one memcpy call per row, at 51–58 % with the copy inlined; gathering them back, with the same hints ahead,
+/// 64–65 % against 70–82 %. Why the calls cost this much was not pinned down (glibc picks its AVX-512 variant here).
 [[gnu::always_inline]] inline void copy_bytes(std::byte* destination, const std::byte* source, std::size_t bytes) noexcept {
     constexpr std::size_t block = copy_block_bytes;
     if (bytes < block || bytes > inline_copy_max_bytes) {

@@ -320,13 +320,14 @@ void fill_positions(const void* indices, std::ptrdiff_t first, std::ptrdiff_t tu
 
 /// Moves the `length` slices of one line of tuples: tuple i's slice at indexed + position_of(i) and data +
 /// slice_of(i), `Bytes` bytes each (0: slice_bytes, a run-time size, moved by simd::copy_bytes), from data to indexed
-/// when Scatter, else back. While tuple i moves, the slice of tuple i + ahead is hinted (its first `hinted` bytes; for
-/// a scattered run, as a line about to be written): its offset is computed twice, once to hint and once to move, rather
-/// than kept in an array (see copy_tuples). The slices lie at random places, which no hardware prefetcher follows.
-/// On an AMD Zen 5, 64K random rows of 256 bytes scattered into a 256 MiB tensor, each pass against a 64 MiB memcpy
-/// right after it (medians of 21 in one process): 53–58 % of its speed without hints, 70–78 % with write hints 8–32
-/// rows ahead (read hints did as well). With a call to memcpy per row the hints had gained less (56–59 %), and on this
-/// host and the Intel one before they had looked like a loss. Single elements scattered with hints 64 ahead: 2.56–2.69
+/// when Scatter, else back. While tuple i moves, the slice of tuple i + ahead is hinted (an element's line; a run's
+/// first simd::slice_prefetch_lines lines, for a scattered run as lines about to be written): its offset is computed
+/// twice, once to hint and once to move, rather than kept in an array (see copy_tuples). The slices lie at random
+/// places, which no hardware prefetcher follows. On an AMD Zen 5, 64K random rows of 256 bytes scattered into a 256 MiB
+/// tensor by hand-written loops, each pass against a 64 MiB memcpy right after it (medians of 21 in one process, the
+/// rows left in the last-level cache by the pass before): 51–53 % of its speed without hints, 70–78 % with hints 8–32
+/// rows ahead (for writing or for reading alike). With a call to memcpy per row the hints had gained less (56–59 %),
+/// and on this host and the Intel one before they had looked like a loss. Single elements scattered with hints 64 ahead: 2.56–2.69
 /// ms against 2.73–2.82 without (1M random f32 into 16 MiB, medians of 30 in one process; the plain loop 2.51–2.58).
 /// Everything arrives by value, to live in registers: stores through std::byte* may alias anything reachable through
 /// a pointer, so a loop reading its bounds or pointers through a reference reloads them after every copy (through a
@@ -356,13 +357,8 @@ template <bool Scatter, std::size_t Bytes, class Position, class Slice>
     for (; i < length; ++i) move(i);
 }
 
-/// Pass 2 fused with a plain copy, for scatter_nd without a reduction and for gather_nd, when the elements are
-/// trivially copyable and each tuple's slice is one contiguous run in both tensors, or a single element: offsets
-/// are computed and the slice moved in the same loop (move_slices), with no array of offsets in between. (That
-/// array's stores share the store buffer with the copies' stores, which commit in order behind cache misses: 64K
-/// rows of 256 bytes went ~12 % slower through it than a plain memcpy loop, 1M single f32 elements ~30 %.) Scatter
-/// copies data → indexed, gather indexed → data; the order is row-major. Both hint the indexed slices
-/// simd::tuples_ahead tuples on (their first simd::slice_prefetch_lines lines).
+/// The indexed tensor's and the data tensor's bytes, as copy_tuples sees them: scatter writes the indexed one, gather
+/// the data one.
 template <bool Scatter>
 using indexed_pointer = std::conditional_t<Scatter, std::byte*, const std::byte*>;
 template <bool Scatter>
@@ -380,17 +376,18 @@ struct tuple_line {
 };
 
 /// copy_tuples' loop over one line of tuples (move_slices), one coordinate per tuple (k = 1) or several.
-/// Not inlined, on purpose: each gets its own function, whose loop the compiler fits into registers. Inlined into
-/// copy_tuples' nested lambdas, the loop kept five of its values on the stack and reloaded them every tuple — and
-/// those loads, behind the slices' stores to random places, made 64K rows of 256 bytes scatter at half the speed of
-/// the same loop in a function of its own (29 % against 56 % of a memcpy's speed, in one process; on an AMD Zen 5).
+/// Not inlined, on purpose: in a function of its own the compiler keeps the loop's values in registers (inlined into
+/// copy_tuples' nested lambdas, GCC 12 kept five of them on the stack and reloaded them every tuple).
+/// The common layout — indices back to back, no batch dimension, and, for sizes known at compile time, both tensors
+/// dense along the tuples — gets a loop of its own with fewer values live: element gather 2.6–2.9 → 2.4–2.7 ms
+/// (medians, 1M random f32 out of 16 MiB, two builds alternated; the plain loop 3.0–3.1 ms).
 template <index_element I, bool Scatter, std::size_t Bytes>
 [[gnu::noinline]] void move_line_one_coordinate(const tuple_line<I, Scatter> line, std::size_t slice_bytes, std::size_t extent,
                                                 std::ptrdiff_t stride, std::size_t ahead) noexcept {
     const I* tuples = line.tuples;
     const std::ptrdiff_t tuple_stride = line.tuple_stride, base_stride = line.base_stride, slice_stride = line.slice_stride;
     const auto slice_of = [=](std::size_t i) { return static_cast<std::ptrdiff_t>(i) * slice_stride; };
-    if (tuple_stride == 1 && base_stride == 0) {  // indices back to back, no batch dimension: two values fewer live
+    if (tuple_stride == 1 && base_stride == 0) {  // indices back to back, no batch dimension
         if constexpr (Bytes != 0) {
             if (stride == static_cast<std::ptrdiff_t>(Bytes) && slice_stride == static_cast<std::ptrdiff_t>(Bytes)) {
                 // Both tensors dense along the tuples: every stride is the slice's size, a constant.
