@@ -305,8 +305,8 @@ TEST_CASE("gather_nd: every broken rule throws tensorops::error naming the argum
 
 namespace {
 // One row length of the test below: 40 rows of `bytes` bytes (bytes / sizeof(T) elements), 100 tuples (duplicates
-// included), every buffer misaligned by `shift` elements; scattered in place, gathered back, and gathered with a batch
-// dimension (whose lines step the indexed base) — each against the reference.
+// included), every buffer misaligned by `shift` elements; scattered in place, gathered back, scattered again with the
+// max reduction, and gathered with a batch dimension (whose lines step the indexed base) — each against the reference.
 template <class T>
 void check_row_copies(test_rng& rng, std::size_t bytes, std::size_t shift, tt::layout_kind index_layout) {
     const std::size_t n = bytes / sizeof(T), rows = 40, count = 100;
@@ -331,6 +331,14 @@ void check_row_copies(test_rng& rng, std::size_t bytes, std::size_t shift, tt::l
     gather_nd(buffer.const_view(), indices.const_view(), back.view());
     tt::check_elements(back.values(), ref::gather_nd(scattered, ref::dense<std::int64_t>(index_sizes, p)).values, true);
     REQUIRE(back.untouched_outside_view());
+
+    // With a reduction the rows go through the chunks (hinted a chunk ahead, in groups): max, exact for every type.
+    const auto before = buffer.values();
+    scatter_nd(buffer.const_view(), indices.const_view(), updates.const_view(), buffer.view(), scatter_reduction::max);
+    const auto maxed = ref::scatter_nd(ref::dense<T>(sizes, before), ref::dense<std::int64_t>(index_sizes, p), ref::dense<T>(update_sizes, u),
+                                       ref::scatter_mode::max);
+    tt::check_elements(buffer.values(), maxed.values, true);
+    REQUIRE(buffer.untouched_outside_view());
 
     // batch_dims 1: two batches of 20 rows, 50 tuples each.
     const std::vector<std::size_t> batch_sizes{2, rows / 2, n}, batch_index_sizes{2, count / 2, 1}, batch_output_sizes{2, count / 2, n};

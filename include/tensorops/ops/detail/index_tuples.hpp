@@ -279,6 +279,10 @@ void validate_tuples(const executor_ref& exec, std::string_view operation, const
 /// fast as a plain loop, 64 about 15 % slower, 256–1024 about 30 % slower (element gather alike).
 inline constexpr std::size_t tuple_chunk = 32;
 
+/// for_each_tuple_chunk consumes a chunk of slices of several lines in groups of this many tuples, each after the
+/// hints for as many tuples of the next chunk.
+inline constexpr std::size_t hint_group = 8;
+
 /// Coordinate c of the tuple at `tuple`, normalised (in range: pass 1 checked it).
 template <index_element I>
 [[nodiscard]] std::ptrdiff_t coordinate_of(const I* tuple, std::size_t c, const tuple_plan& plan) noexcept {
@@ -565,7 +569,44 @@ struct chunk_consumer {
                     std::size_t count) = nullptr;
     void (*consume_listed)(const void* context, const std::ptrdiff_t* positions, const std::ptrdiff_t* data, std::size_t count) = nullptr;
     const void* context = nullptr;
+    /// Where the slices of the indexed tensor lie, for hints (no hints when `indexed` is null): the walk hints the
+    /// `hinted_bytes` at indexed + position · element_bytes of the next chunk's tuples while this chunk is consumed,
+    /// as lines about to be written when `for_write`.
+    const std::byte* indexed = nullptr;
+    std::size_t element_bytes = 0;
+    std::size_t hinted_bytes = 0;
+    bool for_write = false;
 };
+
+/// `consumer` with hints for the slices of `count` tuples at `positions` of an indexed tensor at `indexed`: the first
+/// `slice_bytes` bytes of each (0: one element), for writing when `for_write`.
+[[nodiscard]] inline chunk_consumer with_hints(chunk_consumer consumer, const void* indexed, std::size_t element_bytes, std::size_t slice_bytes,
+                                               bool for_write) noexcept {
+    consumer.indexed = static_cast<const std::byte*>(indexed);
+    consumer.element_bytes = element_bytes;
+    consumer.hinted_bytes = slice_bytes;
+    consumer.for_write = for_write;
+    return consumer;
+}
+
+/// The hints of with_hints for one chunk. Always inlined: GCC drops the calls of a function whose only effect is a
+/// prefetch (see simd::prefetch_ahead).
+[[gnu::always_inline]] inline void hint_chunk(const chunk_consumer& consumer, const std::ptrdiff_t* positions, std::size_t count) noexcept {
+    if (consumer.indexed == nullptr) return;
+    const std::byte* indexed = consumer.indexed;
+    const auto size = static_cast<std::ptrdiff_t>(consumer.element_bytes);
+    const std::size_t bytes = consumer.hinted_bytes;
+    if (bytes <= consumer.element_bytes) {  // single elements: their line
+        if (consumer.for_write)
+            for (std::size_t i = 0; i < count; ++i) simd::prefetch_line_for_write(indexed + positions[i] * size);
+        else
+            for (std::size_t i = 0; i < count; ++i) simd::prefetch_line(indexed + positions[i] * size);
+    } else if (consumer.for_write) {
+        for (std::size_t i = 0; i < count; ++i) simd::prefetch_slice_start<true>(indexed + positions[i] * size, bytes);
+    } else {
+        for (std::size_t i = 0; i < count; ++i) simd::prefetch_slice_start<false>(indexed + positions[i] * size, bytes);
+    }
+}
 
 /// A chunk_consumer calling `kernel(positions, strided_offsets, count)` (kernel must outlive the walk).
 template <class Kernel>
@@ -589,32 +630,59 @@ template <class Kernel>
 
 /// Pass 2: calls the consumer for every chunk of tuples, in row-major order of the index array, with
 /// positions[i] the element offset, in the indexed tensor, of the slice tuple i selects (batch origin included)
-/// and data + i · data_stride the offset of tuple i's slice in the data tensor.
+/// and data + i · data_stride the offset of tuple i's slice in the data tensor. Each chunk's positions are computed
+/// one chunk ahead, so that the consumer's hints (with_hints) for a chunk go out while the chunk before it is
+/// consumed: tuple_chunk tuples ahead.
 inline void for_each_tuple_chunk(const tuple_plan& plan, const tuple_source& source, const chunk_consumer& consumer) {
-    std::array<std::ptrdiff_t, tuple_chunk> positions;
+    std::array<std::array<std::ptrdiff_t, tuple_chunk>, 2> positions;
     for_each_tuple_line(plan, [&](const std::array<std::ptrdiff_t, 3>& line, std::size_t length, const std::array<std::ptrdiff_t, 3>& strides) {
-        for (std::size_t start = 0; start < length; start += tuple_chunk) {
+        const auto fill = [&](std::size_t start, std::ptrdiff_t* into) {
             const std::size_t count = std::min(tuple_chunk, length - start);
             const auto skip = static_cast<std::ptrdiff_t>(start);
-            source.fill(source.indices, line[0] + skip * strides[0], strides[0], count, plan, line[2] + skip * strides[2], strides[2],
-                        positions.data());
-            consumer.consume(consumer.context, positions.data(), line[1] + skip * strides[1], strides[1], count);
+            source.fill(source.indices, line[0] + skip * strides[0], strides[0], count, plan, line[2] + skip * strides[2], strides[2], into);
+            return count;
+        };
+        const std::size_t group = consumer.hinted_bytes > consumer.element_bytes ? hint_group : tuple_chunk;
+        std::size_t current = 0, count = length == 0 ? 0 : fill(0, positions[0].data());
+        hint_chunk(consumer, positions[0].data(), count);
+        for (std::size_t start = 0; start < length; start += tuple_chunk) {
+            const std::size_t next_count = start + tuple_chunk < length ? fill(start + tuple_chunk, positions[current ^ 1].data()) : 0;
+            // Slices of several lines: the chunk in quarters, each after the hints for a quarter of the next chunk —
+            // hints go out a few at a time, as the work they are ahead of frees the core's miss buffers (a burst of a
+            // whole chunk's hints stalls on them). Single elements: one line each, the whole chunk at once.
+            for (std::size_t part = 0; part < count; part += group) {
+                const std::size_t hinted = part < next_count ? std::min(group, next_count - part) : 0;
+                hint_chunk(consumer, positions[current ^ 1].data() + part, hinted);
+                const auto skip = static_cast<std::ptrdiff_t>(start + part);
+                consumer.consume(consumer.context, positions[current].data() + part, line[1] + skip * strides[1], strides[1],
+                                 std::min(group, count - part));
+            }
+            current ^= 1;
+            count = next_count;
         }
     });
 }
 
-/// Pass 2 for one piece of a parallel scatter (no batch dimensions): like for_each_tuple_chunk, but only the tuples
-/// `owner` names reach the consumer's listed form, still in row-major order.
+/// Pass 2 for one piece of a parallel scatter (no batch dimensions): like for_each_tuple_chunk (one chunk ahead,
+/// hinted), but only the tuples `owner` names reach the consumer's listed form, still in row-major order.
 inline void for_each_owned_tuple_chunk(const tuple_plan& plan, const tuple_source& source, const tuple_owner& owner,
                                        const chunk_consumer& consumer) {
-    std::array<std::ptrdiff_t, tuple_chunk> positions, data_offsets;
+    std::array<std::array<std::ptrdiff_t, tuple_chunk>, 2> positions, data_offsets;
     for_each_tuple_line(plan, [&](const std::array<std::ptrdiff_t, 3>& line, std::size_t length, const std::array<std::ptrdiff_t, 3>& strides) {
-        for (std::size_t start = 0; start < length; start += tuple_chunk) {
+        const auto fill = [&](std::size_t start, std::size_t buffer) {
             const std::size_t count = std::min(tuple_chunk, length - start);
             const auto skip = static_cast<std::ptrdiff_t>(start);
-            const std::size_t kept = source.fill_owned(source.indices, line[0] + skip * strides[0], strides[0], count, plan,
-                                                       line[1] + skip * strides[1], strides[1], owner, positions.data(), data_offsets.data());
-            if (kept != 0) consumer.consume_listed(consumer.context, positions.data(), data_offsets.data(), kept);
+            const std::size_t kept = source.fill_owned(source.indices, line[0] + skip * strides[0], strides[0], count, plan, line[1] + skip * strides[1],
+                                                       strides[1], owner, positions[buffer].data(), data_offsets[buffer].data());
+            hint_chunk(consumer, positions[buffer].data(), kept);
+            return kept;
+        };
+        std::size_t current = 0, kept = length == 0 ? 0 : fill(0, 0);
+        for (std::size_t start = 0; start < length; start += tuple_chunk) {
+            const std::size_t next_kept = start + tuple_chunk < length ? fill(start + tuple_chunk, current ^ 1) : 0;
+            if (kept != 0) consumer.consume_listed(consumer.context, positions[current].data(), data_offsets[current].data(), kept);
+            current ^= 1;
+            kept = next_kept;
         }
     });
 }
