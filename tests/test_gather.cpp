@@ -304,12 +304,12 @@ TEST_CASE("gather_nd: every broken rule throws tensorops::error naming the argum
 }
 
 namespace {
-// One row length of the test below: 40 rows of `bytes` bytes (bytes / sizeof(T) elements), 100 tuples (duplicates
+// One row length of the test below: 24 rows of `bytes` bytes (bytes / sizeof(T) elements), 72 tuples (duplicates
 // included), every buffer misaligned by `shift` elements; scattered in place, gathered back, scattered again with the
 // max reduction, and gathered with a batch dimension (whose lines step the indexed base) — each against the reference.
 template <class T>
 void check_row_copies(test_rng& rng, std::size_t bytes, std::size_t shift, tt::layout_kind index_layout) {
-    const std::size_t n = bytes / sizeof(T), rows = 40, count = 100;
+    const std::size_t n = bytes / sizeof(T), rows = 24, count = 72;  // more tuples than any hint distance (at most 64)
     const std::vector<std::size_t> sizes{rows, n}, index_sizes{count, 1}, update_sizes{count, n};
     std::vector<T> x(rows * n), u(count * n);
     for (auto& v : x) v = tt::random_value<T>(rng);
@@ -340,7 +340,7 @@ void check_row_copies(test_rng& rng, std::size_t bytes, std::size_t shift, tt::l
     tt::check_elements(buffer.values(), maxed.values, true);
     REQUIRE(buffer.untouched_outside_view());
 
-    // batch_dims 1: two batches of 20 rows, 50 tuples each.
+    // batch_dims 1: two batches of 12 rows, 36 tuples each.
     const std::vector<std::size_t> batch_sizes{2, rows / 2, n}, batch_index_sizes{2, count / 2, 1}, batch_output_sizes{2, count / 2, n};
     const auto q = tt::random_tuples(rng, count, {rows / 2}, true, true);
     guarded_buffer<std::int64_t> batch_indices(batch_index_sizes, tt::random_strides(rng, batch_index_sizes, index_layout));
