@@ -73,13 +73,13 @@ void gather_tuples(const tuple_plan& plan, const tuple_source& source, const T* 
         const auto kernel = [&](const std::ptrdiff_t* positions, const auto& data_at, std::size_t count) {
             for (std::size_t i = 0; i < count; ++i) output[data_at(i)] = input[positions[i]];
         };
-        for_each_tuple_chunk(plan, source, with_hints(consumer_of(kernel), input, sizeof(T), hinted_bytes, false));
+        for_each_tuple_chunk(plan, source, with_hints(consumer_of(kernel), input + slice.offsets[1], sizeof(T), hinted_bytes, false));
         return;
     }
     const auto kernel = [&](const std::ptrdiff_t* positions, const auto& data_at, std::size_t count) {
         for (std::size_t i = 0; i < count; ++i) combine_nest<combine::assign>(output + data_at(i), input + positions[i], slice);
     };
-    for_each_tuple_chunk(plan, source, with_hints(consumer_of(kernel), input, sizeof(T), hinted_bytes, false));
+    for_each_tuple_chunk(plan, source, with_hints(consumer_of(kernel), input + slice.offsets[1], sizeof(T), hinted_bytes, false));
 }
 
 /// The checks of gather_nd, in order, then the work. Only this glue depends on both T and I: the shape checks

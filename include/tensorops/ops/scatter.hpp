@@ -110,8 +110,11 @@ void scatter_tuples(const tuple_plan& plan, const tuple_source& source, const tu
     // first element of any other slice.
     const std::size_t hinted_bytes = slice_is_one_run(slice) ? run_length(slice) * sizeof(T) : sizeof(T);
     const auto walk = [&](const auto& kernel) {
-        if (owner != nullptr) for_each_owned_tuple_chunk(plan, source, *owner, with_hints(listing_consumer_of(kernel), output, sizeof(T), hinted_bytes, true));
-        else for_each_tuple_chunk(plan, source, with_hints(consumer_of(kernel), output, sizeof(T), hinted_bytes, true));
+        const auto* hinted = output + slice.offsets[0];
+        if (owner != nullptr)
+            for_each_owned_tuple_chunk(plan, source, *owner, with_hints(listing_consumer_of(kernel), hinted, sizeof(T), hinted_bytes, true));
+        else
+            for_each_tuple_chunk(plan, source, with_hints(consumer_of(kernel), hinted, sizeof(T), hinted_bytes, true));
     };
     if (slice.rank == 0) {  // one element per tuple (k = rank, or trailing sizes of 1)
         walk([&](const std::ptrdiff_t* positions, const auto& data_at, std::size_t count) {

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <utility>
 
 namespace tensorops::simd {
 
@@ -99,10 +98,10 @@ inline constexpr std::size_t slice_prefetch_lines = 4;
 /// Hints (ForWrite: for writing) the start of a slice of `bytes` ≥ 1 bytes at `address`: slice_prefetch_lines hints,
 /// at address + min(i · cache_line_bytes, bytes − 1) — every line of a slice of up to that many lines that starts on a
 /// line boundary, the first and the last line of a shorter one that does not (repeated hints of a line are harmless).
-/// A fixed number of hints, no loop and no branch: in gather's and scatter's loop (move_slices) a loop over the lines,
-/// its trip count computed from the address, scattered 64K random rows of 256 bytes at 37–40 % of a memcpy's speed,
-/// these hints at 46–48 % (AMD Zen 5, slice size known only at run time; each pass paired with a memcpy pass right
-/// after it, medians of 21 in one process).
+/// A fixed number of hints: in gather's and scatter's loop (move_slices) a loop over the slice's lines, its trip count
+/// computed from the address or from the size, scattered 64K random rows of 256 bytes at 37–40 % of a memcpy's speed,
+/// these four hints at 46–48 % (AMD Zen 5, slice size known only at run time; each pass paired with a memcpy pass
+/// right after it, medians of 21 in one process).
 template <bool ForWrite = false>
 [[gnu::always_inline]] inline void prefetch_slice_start(const void* address, std::size_t bytes) noexcept {
     const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(address);
