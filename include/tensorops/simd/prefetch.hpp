@@ -95,6 +95,13 @@ inline constexpr std::size_t slice_prefetch_lines = 4;
 #endif
 }
 
+/// prefetch_line_for_write when ForWrite, else prefetch_line.
+template <bool ForWrite>
+[[gnu::always_inline]] inline void prefetch_line_as(const void* address) noexcept {
+    if constexpr (ForWrite) prefetch_line_for_write(address);
+    else prefetch_line(address);
+}
+
 /// Hints (ForWrite: for writing) the start of a slice of `bytes` ≥ 1 bytes at `address`: slice_prefetch_lines hints,
 /// at address + min(i · cache_line_bytes, bytes − 1) — every line of a slice of up to that many lines that starts on a
 /// line boundary, the first and the last line of a shorter one that does not (repeated hints of a line are harmless).
@@ -107,9 +114,7 @@ template <bool ForWrite = false>
     const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(address);
     const std::size_t last = bytes - 1;
     for (std::size_t line = 0; line < slice_prefetch_lines; ++line) {
-        const auto at = reinterpret_cast<const void*>(first + std::min(line * cache_line_bytes, last));
-        if constexpr (ForWrite) prefetch_line_for_write(at);
-        else prefetch_line(at);
+        prefetch_line_as<ForWrite>(reinterpret_cast<const void*>(first + std::min(line * cache_line_bytes, last)));
     }
 }
 
@@ -122,13 +127,9 @@ template <std::size_t Bytes, bool ForWrite = false>
     // No lambdas here: GCC drops the hints of a call it did not inline (see prefetch_ahead).
     const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(address);
     for (std::size_t offset = 0; offset < std::min(Bytes, slice_prefetch_lines * cache_line_bytes); offset += cache_line_bytes) {
-        if constexpr (ForWrite) prefetch_line_for_write(reinterpret_cast<const void*>(first + offset));
-        else prefetch_line(reinterpret_cast<const void*>(first + offset));
+        prefetch_line_as<ForWrite>(reinterpret_cast<const void*>(first + offset));
     }
-    if constexpr (Bytes <= slice_prefetch_lines * cache_line_bytes) {
-        if constexpr (ForWrite) prefetch_line_for_write(reinterpret_cast<const void*>(first + Bytes - 1));
-        else prefetch_line(reinterpret_cast<const void*>(first + Bytes - 1));
-    }
+    if constexpr (Bytes <= slice_prefetch_lines * cache_line_bytes) prefetch_line_as<ForWrite>(reinterpret_cast<const void*>(first + Bytes - 1));
 }
 
 }  // namespace tensorops::simd

@@ -589,6 +589,16 @@ struct chunk_consumer {
     return consumer;
 }
 
+/// hint_chunk's loop: the slices of `bytes` bytes at indexed + positions[i] · element_bytes (single elements: their line).
+template <bool ForWrite>
+[[gnu::always_inline]] inline void hint_slices(const std::byte* indexed, std::ptrdiff_t element_bytes, std::size_t bytes,
+                                               const std::ptrdiff_t* positions, std::size_t count) noexcept {
+    if (bytes <= static_cast<std::size_t>(element_bytes))
+        for (std::size_t i = 0; i < count; ++i) simd::prefetch_line_as<ForWrite>(indexed + positions[i] * element_bytes);
+    else
+        for (std::size_t i = 0; i < count; ++i) simd::prefetch_slice_start<ForWrite>(indexed + positions[i] * element_bytes, bytes);
+}
+
 /// The hints of with_hints for one chunk. Always inlined: GCC drops the calls of a function whose only effect is a
 /// prefetch (see simd::prefetch_ahead).
 [[gnu::always_inline]] inline void hint_chunk(const chunk_consumer& consumer, const std::ptrdiff_t* positions, std::size_t count) noexcept {
@@ -596,16 +606,8 @@ struct chunk_consumer {
     const std::byte* indexed = consumer.indexed;
     const auto size = static_cast<std::ptrdiff_t>(consumer.element_bytes);
     const std::size_t bytes = consumer.hinted_bytes;
-    if (bytes <= consumer.element_bytes) {  // single elements: their line
-        if (consumer.for_write)
-            for (std::size_t i = 0; i < count; ++i) simd::prefetch_line_for_write(indexed + positions[i] * size);
-        else
-            for (std::size_t i = 0; i < count; ++i) simd::prefetch_line(indexed + positions[i] * size);
-    } else if (consumer.for_write) {
-        for (std::size_t i = 0; i < count; ++i) simd::prefetch_slice_start<true>(indexed + positions[i] * size, bytes);
-    } else {
-        for (std::size_t i = 0; i < count; ++i) simd::prefetch_slice_start<false>(indexed + positions[i] * size, bytes);
-    }
+    if (consumer.for_write) hint_slices<true>(indexed, size, bytes, positions, count);
+    else hint_slices<false>(indexed, size, bytes, positions, count);
 }
 
 /// A chunk_consumer calling `kernel(positions, strided_offsets, count)` (kernel must outlive the walk).
