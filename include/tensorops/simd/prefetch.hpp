@@ -76,31 +76,22 @@ inline constexpr std::ptrdiff_t outer_prefetch_distance = 8192;
 /// stream, which the hardware prefetchers follow.
 inline constexpr std::size_t slice_prefetch_lines = 4;
 
-/// Hints that the cache line holding `address` will be read. A hint only, as prefetch_ahead.
-[[gnu::always_inline]] inline void prefetch_line(const void* address) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch(address, 0, 3);
-#else
-    (void)address;
-#endif
-}
-
-/// Hints that the cache line holding `address` will be written (x86: prefetchw where the target has it, else an
-/// ordinary prefetch). A hint only, as prefetch_ahead.
-[[gnu::always_inline]] inline void prefetch_line_for_write(const void* address) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch(address, 1, 3);
-#else
-    (void)address;
-#endif
-}
-
-/// prefetch_line_for_write when ForWrite, else prefetch_line.
+/// Hints that the cache line holding `address` will be written (ForWrite; x86: prefetchw where the target has it, else
+/// an ordinary prefetch) or read. A hint only, as prefetch_ahead.
 template <bool ForWrite>
 [[gnu::always_inline]] inline void prefetch_line_as(const void* address) noexcept {
-    if constexpr (ForWrite) prefetch_line_for_write(address);
-    else prefetch_line(address);
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(address, ForWrite ? 1 : 0, 3);
+#else
+    (void)address;
+#endif
 }
+
+/// Hints that the cache line holding `address` will be read.
+[[gnu::always_inline]] inline void prefetch_line(const void* address) noexcept { prefetch_line_as<false>(address); }
+
+/// Hints that the cache line holding `address` will be written.
+[[gnu::always_inline]] inline void prefetch_line_for_write(const void* address) noexcept { prefetch_line_as<true>(address); }
 
 /// Hints (ForWrite: for writing) the start of a slice of `bytes` ≥ 1 bytes at `address`: slice_prefetch_lines hints,
 /// at address + min(i · cache_line_bytes, bytes − 1) — every line of a slice of up to that many lines that starts on a
