@@ -10,12 +10,6 @@ namespace tensorops::simd {
 /// Size of the unit the memory system moves (every x86-64 and most ARM cores).
 inline constexpr std::size_t cache_line_bytes = 64;
 
-/// How far ahead of their loads the scan kernels prefetch (bytes). When a kernel's per-vector work is more than
-/// an add (an in-register scan), the hardware prefetchers alone fall behind: the contiguous scan went from ~87 % to
-/// ~100 % of memcpy on an Intel host, where 1–2 KiB were best. On an AMD Zen 5, 4 KiB gained nothing for the
-/// forward scans and lost 25 % on the backward one.
-inline constexpr std::ptrdiff_t prefetch_distance = 2048;
-
 /// How far ahead of their loads the read-only streaming kernels (reductions, argmax/argmin) prefetch (bytes).
 /// Float max over 64 MiB read at ~80 % of the read limit without hints, ~100 % with them (Intel host, 2 KiB). On an
 /// AMD Zen 5, 4 KiB against 2 KiB, 64 MiB of f32 rows of 4 KiB reduced over the rows (interleaved, three rounds):

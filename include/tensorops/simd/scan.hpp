@@ -16,7 +16,7 @@ namespace tensorops::simd {
 
 /// Lane i of the result is op(x0, …, xi) for an associative `op` whose identity is `identity`.
 template <std::size_t Step = 1, class P, class Op>
-[[nodiscard]] P inclusive_scan(const P& value, Op op, typename P::value_type identity) noexcept {
+[[nodiscard, gnu::always_inline]] inline P inclusive_scan(const P& value, Op op, typename P::value_type identity) noexcept {
     if constexpr (Step < P::size) {
         return inclusive_scan<Step * 2>(op(value, shift_lanes_up<Step>(value, identity)), op, identity);
     } else {
@@ -27,7 +27,7 @@ template <std::size_t Step = 1, class P, class Op>
 /// Lane i of the result is op(xi, …, x(W−1)): the scan taken from the highest lane down (the form a backward
 /// scan over memory needs). Same steps as inclusive_scan, with shift_lanes_down.
 template <std::size_t Step = 1, class P, class Op>
-[[nodiscard]] P inclusive_suffix_scan(const P& value, Op op, typename P::value_type identity) noexcept {
+[[nodiscard, gnu::always_inline]] inline P inclusive_suffix_scan(const P& value, Op op, typename P::value_type identity) noexcept {
     if constexpr (Step < P::size) {
         return inclusive_suffix_scan<Step * 2>(op(value, shift_lanes_down<Step>(value, identity)), op, identity);
     } else {
@@ -43,7 +43,7 @@ namespace detail {
 // shuffles, most of them cross-half, for the generic form. Shuffles compete for one port: their count sets
 // the speed of an in-cache scan.
 template <bool Backward, class P, class Op>
-[[nodiscard]] P scan_avx2(const P& value, Op op, typename P::value_type identity) noexcept {
+[[nodiscard, gnu::always_inline]] inline P scan_avx2(const P& value, Op op, typename P::value_type identity) noexcept {
     using C = typename P::value_type;
     const __m256i fill = as_bytes(P(identity));
     P scanned = value;
@@ -71,7 +71,7 @@ template <bool Backward, class P, class Op>
 /// backward lane i = xi ∘ … ∘ x(W−1). `op` must be associative and commutative (+, ×); the lanes of a float
 /// sum are combined in a tree order, whose error bound is that of a pairwise sum of W terms.
 template <bool Backward, class P, class Op>
-[[nodiscard]] P scan_lanes(const P& value, Op op, typename P::value_type identity) noexcept {
+[[nodiscard, gnu::always_inline]] inline P scan_lanes(const P& value, Op op, typename P::value_type identity) noexcept {
 #if TENSOROPS_X86_INTRINSICS
     if constexpr (detail::is_avx2_register<P>) return detail::scan_avx2<Backward>(value, op, identity);
 #endif

@@ -35,7 +35,6 @@
 #include "../../iter/unroll.hpp"
 #include "../../simd/arithmetic.hpp"
 #include "../../simd/pack.hpp"
-#include "../../simd/prefetch.hpp"
 #include "../../simd/scan.hpp"
 #include "../../simd/shuffle.hpp"
 
@@ -146,9 +145,11 @@ void scan_strided(const T* input, T* output, const iter::loop_nest<2>& nest, std
 // element; everything else overlaps across iterations. An exclusive scan shifts each local scan up by one
 // lane (identity entering), which is the same data one position later. A backward line (stride −1, a
 // DECREASING scan over contiguous memory) is the mirror image: blocks are taken from the top down, scanned
-// from the highest lane, and "last" is the lowest lane. The loop prefetches simd::prefetch_distance bytes ahead
-// of its loads: the scan keeps the shuffle port busy and the hardware prefetchers alone then fall behind
-// (64 MiB: ~87 % of memcpy without the hints, ~100 % with them).
+// from the highest lane, and "last" is the lowest lane. No software prefetch: on the Intel host of the first
+// measurements, hints 2 KiB ahead took the 64 MiB scan from ~87 % to ~100 % of memcpy, but on an AMD Zen 5 they
+// cost 5–15 % (f32 lines of 1024 and one line of 16M, forward and backward, f64, int32; neutral for int8 and
+// float16, which the shuffles bind; two threads within the noise): without them the scan runs at 92–100 % of
+// memcpy there (in-process A/B, best of 15, two rounds; bench/RESULTS.md).
 
 /// One block of a contiguous line: the n elements at traversal positions [0, n) from input / output (stepping
 /// backwards when Backward), scanned from the identity. Writes what Output says (`prefix` is the prefix of a
@@ -185,7 +186,6 @@ typename Scan::accumulator scan_contiguous_block(const T* input, T* output, std:
     std::size_t i = 0;
     if constexpr (W > 1) {
         for (; i + 2 * W <= n; i += 2 * W) {
-            simd::prefetch_ahead(block(input, i), Backward ? -simd::prefetch_distance : simd::prefetch_distance, 2 * W * sizeof(T));
             const P scan_a = simd::scan_lanes<Backward>(simd::load(block(input, i)), op, identity);
             const P scan_b = simd::scan_lanes<Backward>(simd::load(block(input, i + W)), op, identity);
             const P total_a = last(scan_a);
