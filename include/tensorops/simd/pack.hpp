@@ -269,7 +269,7 @@ template <class P>
 /// Lane i is a[i] where Pattern::get(i, P::size), else b[i]: a mask fixed at compile time, which x86 applies as an
 /// immediate blend (one instruction, where a run-time mask takes a variable blend).
 template <class Pattern, class P>
-[[nodiscard]] P select_constant(const P& a, const P& b) noexcept {
+[[nodiscard, gnu::always_inline]] inline P select_constant(const P& a, const P& b) noexcept {
 #if TENSOROPS_HAS_XSIMD
     return xsimd::select(xsimd::make_batch_bool_constant<P, Pattern>(), a, b);
 #else

@@ -37,7 +37,7 @@ inline constexpr bool is_avx512_register = false;
 
 /// The register shifted towards higher lanes by Bytes bytes, zeros entering at the bottom.
 template <std::size_t Bytes, class P>
-[[nodiscard]] P shift_bytes_up(const P& value) noexcept {
+[[nodiscard, gnu::always_inline]] inline P shift_bytes_up(const P& value) noexcept {
     if constexpr (is_avx512_register<P>) {
         static_assert(Bytes % 4 == 0 && Bytes < 64, "64-byte registers shift by whole 32-bit words");
         return from_bytes<P>(_mm512_alignr_epi32(as_bytes(value), _mm512_setzero_si512(), 16 - Bytes / 4));
@@ -56,7 +56,7 @@ template <std::size_t Bytes, class P>
 /// Calls f(std::integral_constant<int, bytes>) for bytes = LaneBytes, 2·LaneBytes, … below 16: the shift
 /// distances of a scan inside one 128-bit half.
 template <std::size_t LaneBytes, int Bytes = static_cast<int>(LaneBytes), class F>
-void for_each_in_half_step(F&& f) {
+[[gnu::always_inline]] inline void for_each_in_half_step(F&& f) {
     if constexpr (Bytes < 16) {
         f(std::integral_constant<int, Bytes>{});
         for_each_in_half_step<LaneBytes, Bytes * 2>(f);
@@ -65,7 +65,7 @@ void for_each_in_half_step(F&& f) {
 
 /// The register shifted towards lower lanes by Bytes bytes, zeros entering at the top.
 template <std::size_t Bytes, class P>
-[[nodiscard]] P shift_bytes_down(const P& value) noexcept {
+[[nodiscard, gnu::always_inline]] inline P shift_bytes_down(const P& value) noexcept {
     if constexpr (is_avx512_register<P>) {
         static_assert(Bytes % 4 == 0 && Bytes < 64, "64-byte registers shift by whole 32-bit words");
         return from_bytes<P>(_mm512_alignr_epi32(_mm512_setzero_si512(), as_bytes(value), Bytes / 4));
@@ -102,7 +102,7 @@ inline constexpr bool has_byte_shifts =
 
 /// Mask of the lanes below `count`: compares the lane numbers with `count` (constants the compiler folds).
 template <class P>
-[[nodiscard]] mask_of<P> lanes_below(std::size_t count) noexcept {
+[[nodiscard, gnu::always_inline]] inline mask_of<P> lanes_below(std::size_t count) noexcept {
     using C = typename P::value_type;
     std::array<C, P::size> lane_numbers;
     for (std::size_t i = 0; i < P::size; ++i) lane_numbers[i] = static_cast<C>(i);
@@ -114,7 +114,7 @@ template <class P>
 /// Lane i of the result is lane i − K of `value` for i ≥ K, and `fill` for i < K (0 < K < P::size).
 template <std::size_t K, class P>
     requires(K > 0 && K < P::size)
-[[nodiscard]] P shift_lanes_up(const P& value, typename P::value_type fill) noexcept {
+[[nodiscard, gnu::always_inline]] inline P shift_lanes_up(const P& value, typename P::value_type fill) noexcept {
     using C = typename P::value_type;
     if constexpr (detail::has_byte_shifts<P, K * sizeof(C)>) {
         const P shifted = detail::shift_bytes_up<K * sizeof(C)>(value);
@@ -131,7 +131,7 @@ template <std::size_t K, class P>
 /// Lane i of the result is lane i + K of `value` for i < P::size − K, and `fill` above (0 < K < P::size).
 template <std::size_t K, class P>
     requires(K > 0 && K < P::size)
-[[nodiscard]] P shift_lanes_down(const P& value, typename P::value_type fill) noexcept {
+[[nodiscard, gnu::always_inline]] inline P shift_lanes_down(const P& value, typename P::value_type fill) noexcept {
     using C = typename P::value_type;
     if constexpr (detail::has_byte_shifts<P, K * sizeof(C)>) {
         const P shifted = detail::shift_bytes_down<K * sizeof(C)>(value);
@@ -147,7 +147,7 @@ template <std::size_t K, class P>
 
 /// Every lane set to the last (highest) lane of `value`.
 template <class P>
-[[nodiscard]] P broadcast_last(const P& value) noexcept {
+[[nodiscard, gnu::always_inline]] inline P broadcast_last(const P& value) noexcept {
 #if TENSOROPS_X86_INTRINSICS
     using C = typename P::value_type;
     if constexpr (detail::is_avx2_register<P>) {
@@ -180,7 +180,7 @@ template <class P>
 
 /// Every lane set to the first (lowest) lane of `value`.
 template <class P>
-[[nodiscard]] P broadcast_first(const P& value) noexcept {
+[[nodiscard, gnu::always_inline]] inline P broadcast_first(const P& value) noexcept {
 #if TENSOROPS_X86_INTRINSICS
     using C = typename P::value_type;
     if constexpr (detail::is_avx2_register<P>) {
@@ -210,7 +210,7 @@ template <class P>
 /// for registers of 32- or 64-bit lanes one instruction on x86 (SSE2 `pshufd`, AVX2 `vpermd` / `vpermq`, AVX-512
 /// `vpermd` / `vpermq` with a constant index register); other registers go through memory (correct, slower).
 template <class Pattern, class P>
-[[nodiscard]] P permute_constant(const P& value) noexcept {
+[[nodiscard, gnu::always_inline]] inline P permute_constant(const P& value) noexcept {
     using C = typename P::value_type;
     constexpr std::size_t W = P::size;
     if constexpr (W == 1) {
