@@ -10,10 +10,19 @@ namespace tensorops::iter {
 /// Calls f(std::integral_constant<std::size_t, k>{}) for k = 0 … N − 1, in order, as N separate statements.
 /// Kernels keep several vector accumulators in a std::array; with the index a constant in every statement the
 /// compiler keeps each accumulator in its own register (an ordinary `for` over the array is not always
-/// unrolled — GCC 12 left the accumulators of an 8-way loop on the stack, a store and a reload per step).
+/// unrolled — GCC 12 left the accumulators of an 8-way loop on the stack, a store and a reload per step). Always
+/// inlined, for the same reason: GCC 12 -O2 called it out of line from float16 kernels, whose eight conversions make
+/// the body large, with the accumulators in memory.
+namespace detail {
+template <class F, std::size_t... K>
+[[gnu::always_inline]] constexpr void unrolled_steps(F& f, std::index_sequence<K...>) {
+    (f(std::integral_constant<std::size_t, K>{}), ...);
+}
+}  // namespace detail
+
 template <std::size_t N, class F>
-constexpr void unrolled(F&& f) {
-    [&]<std::size_t... K>(std::index_sequence<K...>) { (f(std::integral_constant<std::size_t, K>{}), ...); }(std::make_index_sequence<N>{});
+[[gnu::always_inline]] constexpr void unrolled(F&& f) {
+    detail::unrolled_steps(f, std::make_index_sequence<N>{});
 }
 
 }  // namespace tensorops::iter
