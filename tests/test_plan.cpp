@@ -102,6 +102,31 @@ TEST_CASE("plan: negative strides of unordered dimensions are flipped to walk me
     CHECK(kept_direction.offsets[0] == 0);
 }
 
+TEST_CASE("plan: walk_down flips positive strides of unordered dimensions to walk memory downwards") {
+    // A decreasing scan of 3 contiguous lines of 4: the scan axis reversed and kept, the lines walked downwards too,
+    // so the nest starts at the last element and every stride is negative.
+    auto request = request_of<2>({3, 4}, {strides_t{4, 1}, strides_t{4, 1}});
+    request.reverse.set(1);
+    request.keep.set(1);
+    const auto upwards = plan_loops(request);
+    CHECK(strides_of(upwards, 0) == strides_t{4, -1});
+    CHECK(upwards.offsets[0] == 3);
+    request.walk_down = true;
+    const auto downwards = plan_loops(request);
+    CHECK(sizes_of(downwards) == sizes_t{3, 4});
+    CHECK(strides_of(downwards, 0) == strides_t{-4, -1});
+    CHECK(strides_of(downwards, 1) == strides_t{-4, -1});
+    CHECK(downwards.offsets[0] == 11);
+    CHECK(downwards.offsets[1] == 11);
+    // Ordered dimensions keep their direction; negative strides stay negative.
+    auto ordered = request_of<1>({2, 3}, {strides_t{3, -1}});
+    ordered.walk_down = true;
+    ordered.ordered.set(0);
+    const auto kept = plan_loops(ordered);
+    CHECK(strides_of(kept, 0) == strides_t{3, -1});
+    CHECK(kept.offsets[0] == 0);
+}
+
 TEST_CASE("plan: groups never merge, keep never merges, ordered dimensions keep their order") {
     auto request = request_of<1>({4, 5, 6}, {strides_t{30, 6, 1}});
     request.group = {0, 1, 0};

@@ -7,7 +7,7 @@
 //      base offset moves to the last index (how a DECREASING scan becomes a forward scan);
 //   3. dimensions of size 1 are dropped (unless marked `keep`);
 //   4. a dimension whose traversal order does not matter (not `ordered`) and whose first non-zero operand
-//      stride is negative is flipped, so that memory is walked upwards;
+//      stride is negative is flipped, so that memory is walked upwards (downwards with `walk_down`);
 //   5. dimensions are ordered by stride, smallest last, comparing operand 0 first and later operands to break
 //      ties or zero strides (the TensorIterator rule); `ordered` dimensions of one group keep their relative
 //      order;
@@ -63,6 +63,9 @@ struct loop_request {
     axis_set ordered;
     /// Walk this dimension from its last index to its first.
     axis_set reverse;
+    /// Step 4 walks memory downwards instead: the lines of a scan whose contiguous axis is reversed, so that the
+    /// whole walk is one descending stream rather than a sawtooth (down one line, up to the end of the next).
+    bool walk_down = false;
 };
 
 /// The planned loop nest: dimensions [0, rank), outermost first; the last one is the innermost.
@@ -126,10 +129,10 @@ template <std::size_t Operands>
         const std::size_t size = request.sizes[d];
         if (size == 1 && !request.keep.test(d)) continue;  // 3. drop size 1
         bool flip = request.reverse.test(d);              // 2. reversed walk
-        if (!flip && !request.ordered.test(d)) {           // 4. walk memory upwards
+        if (!flip && !request.ordered.test(d)) {           // 4. walk memory upwards (or downwards)
             for (std::size_t o = 0; o < Operands; ++o) {
                 if (strides[o][d] == 0) continue;
-                flip = strides[o][d] < 0;
+                flip = request.walk_down ? strides[o][d] > 0 : strides[o][d] < 0;
                 break;
             }
         }

@@ -50,8 +50,16 @@ void cumulative(const executor_ref& exec, std::string_view operation, tensor_vie
     request.keep.set(options.axis);
     request.ordered.set(options.axis);
     if (options.direction == axis_direction::decreasing) request.reverse.set(options.axis);
-    const auto nest = iter::plan_loops(request);
-    const std::size_t axis = nest.position_of(options.axis);
+    auto nest = iter::plan_loops(request);
+    std::size_t axis = nest.position_of(options.axis);
+    // A decreasing scan of contiguous lines walks the lines downwards too: one descending stream through memory.
+    // (Upwards, each 4 KiB line was read down and the next one 8 KiB further up: f32 [16384, 1024] took 2–2.5× as
+    // long as the increasing scan on an AMD Zen 5.) The lines are independent: the results do not change.
+    if (options.direction == axis_direction::decreasing && scan_layout_of<T, Scan>(nest, axis) == scan_layout::contiguous) {
+        request.walk_down = true;
+        nest = iter::plan_loops(request);
+        axis = nest.position_of(options.axis);
+    }
     const T* x = input.data();
     T* y = output.data();
     // Pieces (exec/split.hpp): sets of whole lines, each scanned as in the whole nest — or, when there are too few
