@@ -350,9 +350,18 @@ void scan_rows_into_carry(const T* x, T* y, std::ptrdiff_t in_step, std::ptrdiff
     }
 }
 
-/// Columns per block of the carry-buffer kernel: a page of the compute type, a whole number of vectors.
+/// Bytes of the compute type per column block of the carry-buffer kernel. A band walks its rows once per column
+/// block, so narrower blocks read every row in pieces — a pattern this kind of host serves at half speed (AMD
+/// Zen 5 guest: reading 4 KiB of every 8 KiB ran at ~21 GB/s, all of it at ~31). Against 4 KiB blocks, 64 MiB
+/// along the rows, interleaved binaries: f32 rows of 16 KiB 7.9–8.4 → 5.3–5.4 ms, of 8 KiB 7.6–8.2 → 4.8 ms,
+/// f64 rows of 8 KiB 7.7–7.9 → 5.2–5.3 ms, float16 rows of 4 KiB (8 KiB of float carry) 5.5–5.8 → 2.5 ms; rows of
+/// 4 KiB and small tensors unchanged. The carry stays in L1 or L2 (it is read and written once per row).
+inline constexpr std::size_t carry_block_bytes = std::size_t{16} << 10;
+
+/// Columns per block of the carry-buffer kernel: carry_block_bytes of the compute type, a whole number of vectors.
 template <class T>
-inline constexpr std::size_t carry_block_width = std::max<std::size_t>(simd::lanes<T>, 4096 / sizeof(simd::compute_t<T>) / simd::lanes<T> * simd::lanes<T>);
+inline constexpr std::size_t carry_block_width =
+    std::max<std::size_t>(simd::lanes<T>, carry_block_bytes / sizeof(simd::compute_t<T>) / simd::lanes<T> * simd::lanes<T>);
 
 /// Scans whose input is larger than this stream their rows from memory: the band kernel then takes the rows one at a
 /// time (see scan_band).
@@ -366,7 +375,7 @@ template <class T>
 
 /// Calls rows(first, width, carry) for each column block [first, first + width) of a band of m columns (blocks of
 /// carry_block_width<T>), in order: `carry` is the block's running row, set to the identity — in `total` (m values)
-/// or, when that is null, in a page on the stack.
+/// or, when that is null, in a buffer on the stack (carry_block_bytes).
 template <class T, class Scan, class Rows>
 [[gnu::always_inline]] inline void for_each_carry_block(std::size_t m, simd::compute_t<T>* total, const Scan& scan, const Rows& rows) {
     using C = simd::compute_t<T>;
@@ -382,8 +391,8 @@ template <class T, class Scan, class Rows>
 }
 
 /// One band: the n rows from input / output (row steps in_step, out_step) of m columns, scanned from the identity,
-/// in column blocks of a page with the running values in a carry row — `total` (m values: it holds the band's
-/// total afterwards) or, when that is null, one page on the stack. `grouped`: groups of 4 rows pass each vector of
+/// in column blocks (carry_block_width) with the running values in a carry row — `total` (m values: it holds the
+/// band's total afterwards) or, when that is null, a buffer on the stack. `grouped`: groups of 4 rows pass each vector of
 /// the carry through a register (one carry load and store per 4 rows), for scans that stay in cache; a scan that
 /// streams from memory takes its rows one at a time — one read and one write stream rather than four of each (AMD
 /// Zen 5, [n, 1024] along n, best of 10–30: grouped 1.1–1.4× faster up to 4 MiB of input, float16 most; from
