@@ -316,7 +316,9 @@ template <std::size_t R, bool Exclusive, class T, class Scan, class Running, cla
 }
 
 /// Groups of R rows, each column's running value kept in the carry row between groups; the outputs are what
-/// Output says (`prefix`: the prefix row of a prefixed band, else unused).
+/// Output says (`prefix`: the prefix row of a prefixed band, else unused). Columns are taken from the highest down
+/// when the rows are walked downwards in memory (in_step < 0, a DECREASING scan): the whole walk is then one
+/// descending stream, not a sawtooth (up one row, down two). The columns are independent: same results.
 template <std::size_t R, block_output Output, bool Exclusive, class T, class Scan>
 void scan_rows_into_carry(const T* x, T* y, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t width,
                           simd::compute_t<T>* carry, const simd::compute_t<T>* prefix, const Scan& scan) {
@@ -327,8 +329,7 @@ void scan_rows_into_carry(const T* x, T* y, std::ptrdiff_t in_step, std::ptrdiff
     const auto vector_scan = [&](const P& a, const P& b) { return scan.lanes(a, b); };
     const auto vector_load = [](const T* at) { return simd::load(at); };
     const auto scalar_load = [](const T* at) { return static_cast<accumulator>(*at); };
-    std::size_t j = 0;
-    for (; j + W <= width; j += W) {
+    const auto vector_columns = [&](std::size_t j) {
         P before;
         if constexpr (Output == block_output::prefixed) before = simd::load(prefix + j);
         const auto vector_store = [&](T* at, const P& running) {
@@ -337,8 +338,8 @@ void scan_rows_into_carry(const T* x, T* y, std::ptrdiff_t in_step, std::ptrdiff
         };
         simd::store(carry + j, scan_row_group<R, Exclusive>(simd::load(carry + j), x + j, y + j, in_step, out_step, vector_scan,
                                                             vector_load, vector_store));
-    }
-    for (; j < width; ++j) {
+    };
+    const auto scalar_column = [&](std::size_t j) {
         accumulator before{};
         if constexpr (Output == block_output::prefixed) before = static_cast<accumulator>(prefix[j]);
         const auto scalar_store = [&](T* at, const accumulator& running) {
@@ -347,6 +348,14 @@ void scan_rows_into_carry(const T* x, T* y, std::ptrdiff_t in_step, std::ptrdiff
         };
         carry[j] = static_cast<C>(scan_row_group<R, Exclusive>(static_cast<accumulator>(carry[j]), x + j, y + j, in_step, out_step, scan,
                                                                scalar_load, scalar_store));
+    };
+    const std::size_t vectors_end = width / W * W;
+    if (in_step >= 0) {
+        for (std::size_t j = 0; j < vectors_end; j += W) vector_columns(j);
+        for (std::size_t j = vectors_end; j < width; ++j) scalar_column(j);
+    } else {
+        for (std::size_t j = width; j-- > vectors_end;) scalar_column(j);
+        for (std::size_t j = vectors_end; j > 0;) vector_columns(j -= W);
     }
 }
 
@@ -374,15 +383,19 @@ template <class T>
 }
 
 /// Calls rows(first, width, carry) for each column block [first, first + width) of a band of m columns (blocks of
-/// carry_block_width<T>), in order: `carry` is the block's running row, set to the identity — in `total` (m values)
+/// carry_block_width<T>), in order (from the last block down when `descending`: see scan_rows_into_carry): `carry`
+/// is the block's running row, set to the identity — in `total` (m values)
 /// or, when that is null, in a buffer on the stack (carry_block_bytes).
 template <class T, class Scan, class Rows>
-[[gnu::always_inline]] inline void for_each_carry_block(std::size_t m, simd::compute_t<T>* total, const Scan& scan, const Rows& rows) {
+[[gnu::always_inline]] inline void for_each_carry_block(std::size_t m, bool descending, simd::compute_t<T>* total, const Scan& scan,
+                                                        const Rows& rows) {
     using C = simd::compute_t<T>;
     constexpr std::size_t block_width = carry_block_width<T>;
     alignas(64) std::array<C, block_width> page;
     const C identity = static_cast<C>(scan.identity());
-    for (std::size_t first = 0; first < m; first += block_width) {
+    const std::size_t blocks = (m + block_width - 1) / block_width;
+    for (std::size_t k = 0; k < blocks; ++k) {
+        const std::size_t first = (descending ? blocks - 1 - k : k) * block_width;
         const std::size_t width = std::min(block_width, m - first);
         C* carry = total != nullptr ? total + first : page.data();
         std::fill(carry, carry + width, identity);
@@ -404,7 +417,7 @@ void scan_band(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step,
     using C = simd::compute_t<T>;
     constexpr std::size_t group = 4;
     constexpr auto group_step = static_cast<std::ptrdiff_t>(group);  // steps may be negative: signed arithmetic
-    for_each_carry_block<T>(m, total, scan, [&](std::size_t first, std::size_t width, C* carry) {
+    for_each_carry_block<T>(m, in_step < 0, total, scan, [&](std::size_t first, std::size_t width, C* carry) {
         const C* before = Output == block_output::prefixed ? prefix + first : nullptr;
         const T* x = input + first;
         // Writing nothing, the kernel still forms output addresses: give it the input's (never written through).
@@ -428,7 +441,7 @@ void scan_band_as_prefix_arrives(const T* input, T* output, std::size_t n, std::
                                  const Scan& scan, simd::compute_t<T>* total, const Arriving& arriving, std::size_t* plain_rows) {
     using C = simd::compute_t<T>;
     const C* prefix = nullptr;
-    for_each_carry_block<T>(m, total, scan, [&](std::size_t first, std::size_t width, C* carry) {
+    for_each_carry_block<T>(m, in_step < 0, total, scan, [&](std::size_t first, std::size_t width, C* carry) {
         const T* x = input + first;
         T* y = output + first;
         std::size_t i = 0;
