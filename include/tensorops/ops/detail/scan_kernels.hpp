@@ -384,9 +384,14 @@ template <class T>
 
 /// Calls rows(first, width, carry) for each column block [first, first + width) of a band of m columns (blocks of
 /// carry_block_width<T>), in order (from the last block down when `descending`: see scan_rows_into_carry): `carry`
-/// is the block's running row, set to the identity — in `total` (m values)
-/// or, when that is null, in a buffer on the stack (carry_block_bytes).
-template <class T, class Scan, class Rows>
+/// is the block's running row, set to the identity — in `total` (m values), or in a buffer on the stack
+/// (carry_block_bytes) when `total` is null or CarryInTotal is false, and then copied to `total` if there is one.
+/// The parallel band scan keeps its carry on the stack: its totals are the slots of neighbouring bands, which two
+/// threads write at once, every row; with the carry there, two threads took 5–15 % longer on f32 and float16
+/// [16384, 1024] along the rows (AMD Zen 5, in-process A/B), perhaps as the hardware prefetchers running along one
+/// slot pull in the lines of the next, which the other thread is writing. One thread gains nothing from the copy
+/// (rows of 16 KiB lost 2–5 %): the sequential kernels run in `total`.
+template <class T, bool CarryInTotal = true, class Scan, class Rows>
 [[gnu::always_inline]] inline void for_each_carry_block(std::size_t m, bool descending, simd::compute_t<T>* total, const Scan& scan,
                                                         const Rows& rows) {
     using C = simd::compute_t<T>;
@@ -397,9 +402,10 @@ template <class T, class Scan, class Rows>
     for (std::size_t k = 0; k < blocks; ++k) {
         const std::size_t first = (descending ? blocks - 1 - k : k) * block_width;
         const std::size_t width = std::min(block_width, m - first);
-        C* carry = total != nullptr ? total + first : page.data();
+        C* carry = CarryInTotal && total != nullptr ? total + first : page.data();
         std::fill(carry, carry + width, identity);
         rows(first, width, carry);
+        if (!CarryInTotal && total != nullptr) std::copy(carry, carry + width, total + first);
     }
 }
 
@@ -441,7 +447,7 @@ void scan_band_as_prefix_arrives(const T* input, T* output, std::size_t n, std::
                                  const Scan& scan, simd::compute_t<T>* total, const Arriving& arriving, std::size_t* plain_rows) {
     using C = simd::compute_t<T>;
     const C* prefix = nullptr;
-    for_each_carry_block<T>(m, in_step < 0, total, scan, [&](std::size_t first, std::size_t width, C* carry) {
+    for_each_carry_block<T, false>(m, in_step < 0, total, scan, [&](std::size_t first, std::size_t width, C* carry) {
         const T* x = input + first;
         T* y = output + first;
         std::size_t i = 0;
