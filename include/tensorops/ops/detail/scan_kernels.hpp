@@ -387,10 +387,11 @@ template <class T>
 /// is the block's running row, set to the identity — in `total` (m values), or in a buffer on the stack
 /// (carry_block_bytes) when `total` is null or CarryInTotal is false, and then copied to `total` if there is one.
 /// The parallel band scan keeps its carry on the stack: its totals are the slots of neighbouring bands, which two
-/// threads write at once, every row; with the carry there, two threads took 5–15 % longer on f32 and float16
-/// [16384, 1024] along the rows (AMD Zen 5, in-process A/B), perhaps as the hardware prefetchers running along one
-/// slot pull in the lines of the next, which the other thread is writing. One thread gains nothing from the copy
-/// (rows of 16 KiB lost 2–5 %): the sequential kernels run in `total`.
+/// threads write at once, every row; with the carry there, two threads took 3.6–4.5 ms against 2.2–3.2 ms (best of
+/// 20, two binaries alternated, three rounds; float16 unchanged) on f32 [16384, 1024] along the rows (AMD Zen 5) —
+/// perhaps the hardware prefetchers running along one slot pull in the lines of the next, which the other thread
+/// is writing. One thread gains nothing from the copy (rows of 16 KiB lost 2–5 %): the sequential kernels run in
+/// `total`.
 template <class T, bool CarryInTotal = true, class Scan, class Rows>
 [[gnu::always_inline]] inline void for_each_carry_block(std::size_t m, bool descending, simd::compute_t<T>* total, const Scan& scan,
                                                         const Rows& rows) {
@@ -411,8 +412,8 @@ template <class T, bool CarryInTotal = true, class Scan, class Rows>
 
 /// One band: the n rows from input / output (row steps in_step, out_step) of m columns, scanned from the identity,
 /// in column blocks (carry_block_width) with the running values in a carry row — `total` (m values: it holds the
-/// band's total afterwards) or, when that is null, a buffer on the stack. `grouped`: groups of 4 rows pass each vector of
-/// the carry through a register (one carry load and store per 4 rows), for scans that stay in cache; a scan that
+/// band's total afterwards) or, when that is null, a buffer on the stack. `grouped`: groups of 4 rows pass each
+/// vector of the carry through a register (one carry load and store per 4 rows), for scans that stay in cache; a scan that
 /// streams from memory takes its rows one at a time — one read and one write stream rather than four of each (AMD
 /// Zen 5, [n, 1024] along n, best of 10–30: grouped 1.1–1.4× faster up to 4 MiB of input, float16 most; from
 /// 8 MiB on 1.15–1.4× slower for f32, up to 2× for float16). The running values are the same either way.
