@@ -387,11 +387,11 @@ template <class T>
 /// is the block's running row, set to the identity — in `total` (m values), or in a buffer on the stack
 /// (carry_block_bytes) when `total` is null or CarryInTotal is false, and then copied to `total` if there is one.
 /// The parallel band scan keeps its carry on the stack: its totals are the slots of neighbouring bands, which two
-/// threads write at once, every row; with the carry there, two threads took 3.6–4.5 ms against 2.2–3.2 ms (best of
+/// threads write at once, every row. With the carry there, two threads took 3.6–4.5 ms against 2.2–3.2 ms (best of
 /// 20, two binaries alternated, three rounds; float16 unchanged) on f32 [16384, 1024] along the rows (AMD Zen 5) —
-/// perhaps the hardware prefetchers running along one slot pull in the lines of the next, which the other thread
-/// is writing. One thread gains nothing from the copy (rows of 16 KiB lost 2–5 %): the sequential kernels run in
-/// `total`.
+/// but later runs of the suite and of an in-process harness gave 3.8 ms with the stack, as before: within this
+/// host's noise, unconfirmed. One thread gains nothing from the copy (rows of 16 KiB lost 2–5 %): the sequential
+/// kernels run in `total`.
 template <class T, bool CarryInTotal = true, class Scan, class Rows>
 [[gnu::always_inline]] inline void for_each_carry_block(std::size_t m, bool descending, simd::compute_t<T>* total, const Scan& scan,
                                                         const Rows& rows) {
