@@ -263,7 +263,8 @@ TEMPLATE_LIST_TEST_CASE("cumulative: scans longer than one block (lines past 256
     // Blocks are scanned from the identity and combined with the prefix chained from the blocks before
     // (scan_kernels.hpp): a line of two and a half blocks with an odd tail, and rows (with a ragged vector tail)
     // in three bands and a row, in place and not; then rows wider than the carry kernel's column block (two column
-    // blocks, the second ragged), in two bands and a row and in a single band (the carry on the stack).
+    // blocks, the second ragged), in two bands and a row and in a single band (its carry on the stack for float16 and
+    // in-place exclusive scans).
     const std::size_t K = tensorops::detail::line_scan_block<T>, m = 3 * simd::lanes<T> + 5;
     const std::size_t band = tensorops::detail::band_rows(m, sizeof(T));
     const std::size_t wide = tensorops::detail::carry_block_width<T> + simd::lanes<T> + 3;

@@ -7,12 +7,6 @@
 
 namespace tensorops::iter {
 
-/// Calls f(std::integral_constant<std::size_t, k>{}) for k = 0 … N − 1, in order, as N separate statements.
-/// Kernels keep several vector accumulators in a std::array; with the index a constant in every statement the
-/// compiler keeps each accumulator in its own register (an ordinary `for` over the array is not always
-/// unrolled — GCC 12 left the accumulators of an 8-way loop on the stack, a store and a reload per step). Always
-/// inlined, for the same reason: GCC 12 -O2 called it out of line from float16 kernels, whose eight conversions make
-/// the body large, with the accumulators in memory.
 namespace detail {
 template <class F, std::size_t... K>
 [[gnu::always_inline]] constexpr void unrolled_steps(F& f, std::index_sequence<K...>) {
@@ -20,6 +14,12 @@ template <class F, std::size_t... K>
 }
 }  // namespace detail
 
+/// Calls f(std::integral_constant<std::size_t, k>{}) for k = 0 … N − 1, in order, as N separate statements.
+/// Kernels keep several vector accumulators in a std::array; with the index a constant in every statement the
+/// compiler keeps each accumulator in its own register (an ordinary `for` over the array is not always
+/// unrolled — GCC 12 left the accumulators of an 8-way loop on the stack, a store and a reload per step). Always
+/// inlined, for the same reason: GCC 12 -O2 called it out of line from float16 kernels, whose eight conversions make
+/// the body large, with the accumulators in memory.
 template <std::size_t N, class F>
 [[gnu::always_inline]] constexpr void unrolled(F&& f) {
     detail::unrolled_steps(f, std::make_index_sequence<N>{});
