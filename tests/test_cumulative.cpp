@@ -286,7 +286,8 @@ TEMPLATE_LIST_TEST_CASE("cumulative: scans longer than one block (lines past 256
     std::size_t combination = 0;
     for (const auto& [sizes, axis] : shapes) {
         for (const variant& v : variants) {
-            // Sanitised builds run every other variant, starting one further for each shape: both directions meet every shape.
+            // Sanitised builds run every other variant, starting one further for each shape: both directions meet
+            // every shape.
             const std::size_t shape_number = combination / std::size(variants), variant_number = combination++ % std::size(variants);
             if (!tensorops_test::runs_in_this_build(shape_number + variant_number)) continue;
             const std::size_t n = sizes[axis];

@@ -413,10 +413,10 @@ template <class T, bool CarryInTotal = true, class Scan, class Rows>
 /// One band: the n rows from input / output (row steps in_step, out_step) of m columns, scanned from the identity,
 /// in column blocks (carry_block_width) with the running values in a carry row — `total` (m values: it holds the
 /// band's total afterwards) or, when that is null, a buffer on the stack. `grouped`: groups of 4 rows pass each
-/// vector of the carry through a register (one carry load and store per 4 rows), for scans that stay in cache; a scan that
-/// streams from memory takes its rows one at a time — one read and one write stream rather than four of each (AMD
-/// Zen 5, [n, 1024] along n, best of 10–30: grouped 1.1–1.4× faster up to 4 MiB of input, float16 most; from
-/// 8 MiB on 1.15–1.4× slower for f32, up to 2× for float16). The running values are the same either way.
+/// vector of the carry through a register (one carry load and store per 4 rows), for scans that stay in cache; a
+/// scan that streams from memory takes its rows one at a time — one read and one write stream rather than four of
+/// each (AMD Zen 5, [n, 1024] along n, best of 10–30: grouped 1.1–1.4× faster up to 4 MiB of input, float16 most;
+/// from 8 MiB on 1.15–1.4× slower for f32, up to 2× for float16). The running values are the same either way.
 /// Writes what Output says; `prefix`: the band's prefix row (m values) when prefixed.
 template <block_output Output, bool Exclusive, class T, class Scan>
 void scan_band(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m, const Scan& scan,
