@@ -165,6 +165,25 @@ TEST_CASE("reduce: log-sum-exp is stable and handles infinities") {
     CHECK(reduce_float({10000}, long_group, reduce_function::log_sum_exp, {0})[0] == Approx(static_cast<double>(expected)).epsilon(1e-6));
     long_group[7777] = std::numeric_limits<float>::quiet_NaN();
     CHECK(std::isnan(reduce_float({10000}, long_group, reduce_function::log_sum_exp, {0})[0]));
+    // Maxima too large for a power-of-two reference (|m · log2 e| > 2^22), in groups of vectors and a partial one:
+    // m + ln 3 all the same, within a few ulp of m (the rounding of m · log2 e: simd::exp_shifted).
+    for (const float m : {4.0e6f, -4.0e6f, 1.0e30f, -1.0e30f}) {
+        for (const std::size_t n : {std::size_t{3}, std::size_t{37}, std::size_t{3000}}) {
+            std::vector<float> huge(n, m - 4096.0f * std::fabs(m) * std::numeric_limits<float>::epsilon());  // far below m
+            huge[n / 3] = huge[n / 2] = huge[n - 1] = m;
+            INFO("maximum " << m << ", " << n << " elements");
+            const double m_plus_ln3 = static_cast<double>(m) + std::log(3.0);
+            const double tolerance = 4 * std::numeric_limits<float>::epsilon();
+            CHECK(reduce_float({n}, huge, reduce_function::log_sum_exp, {0})[0] == Approx(m_plus_ln3).epsilon(tolerance));
+        }
+    }
+    // A NaN beside a +inf, and a NaN alone, in one vectorised stretch: NaN.
+    std::vector<float> mixed(100, 1.0f);
+    mixed[10] = std::numeric_limits<float>::infinity();
+    mixed[90] = -std::numeric_limits<float>::quiet_NaN();
+    CHECK(std::isnan(reduce_float({100}, mixed, reduce_function::log_sum_exp, {0})[0]));
+    mixed[10] = 1.0f;
+    CHECK(std::isnan(reduce_float({100}, mixed, reduce_function::log_sum_exp, {0})[0]));
 }
 
 TEMPLATE_TEST_CASE("reduce: log-sum-exp and floating products of runs longer than one fixed block", "", float, double) {

@@ -146,10 +146,11 @@ TEMPLATE_LIST_TEST_CASE("reduce: back-to-back narrow rows give each row the padd
 
 // Log-sum-exp of short rows whose maximum is not finite — all −inf, a +inf, a NaN — beside ordinary rows in the same
 // group of eight: each row's own answer (SEMANTICS.md §2), whichever lane of the group it takes.
-// Log-sum-exp along an outer axis takes blocks of 64 rows in one pass, shifting each lane by a reference (the
-// maximum of the block's first four rows) and redoing, with the exact shift, every vector of lanes whose reference
-// cannot serve (reduce_kernels.hpp, log_sum_exp_block). Columns of every kind, in every lane position of a vector
-// and its partial tail, for block counts with 1-3 rows left over: each column's answer against the reference.
+// Log-sum-exp along an outer axis takes blocks of lse_block_rows rows in one pass, eight rows at a time, shifting each
+// lane by a reference (the maximum of the block's first four rows), keeping a maximum blind to NaN, and redoing with
+// the exact shift every vector of lanes whose reference cannot serve or whose sum a NaN or +inf made NaN
+// (reduce_kernels.hpp, log_sum_exp_block). Columns of every kind, in every lane position of a vector and its partial
+// tail, for block counts with rows left over and groups of eight cut short: each column's answer against the reference.
 TEMPLATE_TEST_CASE("reduce: log-sum-exp along an outer axis, where a block's reference is far from its maximum", "", float, double,
                    tensorops::float16) {
     using T = TestType;
@@ -157,24 +158,29 @@ TEMPLATE_TEST_CASE("reduce: log-sum-exp along an outer axis, where a block's ref
     const double nan = static_cast<double>(std::bit_cast<float>(0x7FFFFFFFu));  // a payload in every mantissa bit
     test_rng rng(std::string("lse outer references ") + std::string(tensorops_test::type_name<T>()));
     INFO(rng.describe());
-    constexpr int kinds = 9;
+    constexpr int kinds = 12;
+    constexpr std::size_t block = tensorops::detail::lse_block_rows;
+    const double other_nan = -static_cast<double>(std::bit_cast<float>(0x7FC00001u));  // sign and lowest payload bit
     const auto value = [&](int kind, std::size_t row, std::size_t column, std::size_t n) -> double {
-        const std::size_t in_block = row % 64;
+        const std::size_t in_block = row % block;
         const double noise = rng.uniform_real(-3.0, 3.0);
         switch (kind) {
             case 1: return -inf;                                                         // every element −inf
             case 2: return in_block < 4 ? -inf : noise;                                  // the reference is −inf
             case 3: return row == (column * 7 + 5) % n ? 5.0 : -100.0 + noise;           // the maximum 105 above the rest
-            case 4: return row % 64 == 63 || row + 1 == n ? 55.0 + noise : noise;        // within reach: terms up to e^61
+            case 4: return in_block == block - 1 || row + 1 == n ? 55.0 + noise : noise; // within reach: terms up to e^61
             case 5: return row == (column * 11 + 3) % n ? inf : noise;                   // one +inf
             case 6: return row == (column * 13 + 1) % n ? nan : noise;                   // one NaN
             case 7: return row % 3 == 0 ? -inf : noise;                                  // scattered −inf
             case 8: return row == (column * 5) % n ? 30.0 : -50.0 + noise;               // beyond reach (80) or the reference
+            case 9: return row == (column * 3 + 2) % n ? inf : row == (column * 7) % n ? other_nan : noise;  // +inf and NaN
+            case 10: return row == n / 2 ? other_nan : row % 5 == 1 ? -inf : noise;     // another NaN, −inf around it
+            case 11: return 1.0e30 * (1.0 + 1.0e-3 * noise);                             // beyond a power-of-two reference
             default: return noise;
         }
     };
-    for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{4}, std::size_t{5}, std::size_t{7}, std::size_t{64},
-                          std::size_t{66}, std::size_t{131}, std::size_t{195}}) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{4}, std::size_t{5}, std::size_t{7}, std::size_t{8},
+                          std::size_t{9}, std::size_t{17}, std::size_t{64}, block, block + 2, block + 3, 2 * block + 3, 3 * block + 11}) {
         for (std::size_t width : {std::size_t{3}, std::size_t{13}, std::size_t{37}}) {
             for (int shift = 0; shift < kinds; shift += 4) {  // which lane each kind lands in
                 std::vector<T> x(n * width);

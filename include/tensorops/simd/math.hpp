@@ -6,9 +6,12 @@
 // select between x and 0 − x, which vector instructions evaluate modulo 2^N.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
+#include "minmax.hpp"
 #include "pack.hpp"
 
 namespace tensorops::simd {
@@ -103,19 +106,26 @@ template <class P, class F>
     return from_array<P>(lanes);
 }
 #if TENSOROPS_HAS_XSIMD
-/// 2^(n + f) per float lane, for f in [−½, ½] (a little beyond costs accuracy) and `biased` = n + 1.5 · 2^23 whose
-/// low mantissa bits hold 2^22 + n, −126 ≤ n ≤ 127: the last step of the float exponentials below. 2^f is a
-/// degree-5 polynomial (fitted for least maximum relative error: 1.8·10⁻⁷, about 1.5 ulp); 2^n is added to its
-/// exponent field as an integer.
+/// 2^f per float lane for f in [−½, ½] (a little beyond costs accuracy), the last step of the float exponentials
+/// below: a degree-5 polynomial fitted for least maximum relative error (1.8·10⁻⁷, about 1.5 ulp), five fused
+/// multiply-adds. NaN for NaN f.
 template <class P>
-[[nodiscard]] P exp2_reduced(const P& f, const P& biased) noexcept {
-    using I = xsimd::as_integer_t<P>;
+[[nodiscard]] P polynomial_exp2(const P& f) noexcept {
     P p(0x1.5ce202p-10f);
     p = xsimd::fma(p, f, P(0x1.3cea90p-7f));
     p = xsimd::fma(p, f, P(0x1.c6b426p-5f));
     p = xsimd::fma(p, f, P(0x1.ebf9bcp-3f));
     p = xsimd::fma(p, f, P(0x1.62e42cp-1f));
-    p = xsimd::fma(p, f, P(1.0f));
+    return xsimd::fma(p, f, P(1.0f));
+}
+
+/// 2^(n + f) per float lane, for f in [−½, ½] and `biased` = n + 1.5 · 2^23 whose low mantissa bits hold 2^22 + n,
+/// −126 ≤ n ≤ 127: the last step of exp_shifted. 2^f is polynomial_exp2; 2^n is added to its exponent field as
+/// an integer (a NaN f with payload bits in biased may come out as a number: exp_shifted's x are never NaN).
+template <class P>
+[[nodiscard]] P exp2_reduced(const P& f, const P& biased) noexcept {
+    using I = xsimd::as_integer_t<P>;
+    const P p = polynomial_exp2(f);
     const I exponent = xsimd::bitwise_cast<I>(biased) << 23;  // n · 2^23: the low bits of biased hold 2^22 + n
     return xsimd::bitwise_cast<P>(xsimd::bitwise_cast<I>(p) + exponent);
 }
@@ -139,22 +149,23 @@ template <class P>
 /// not below any lane of x (x = −inf allowed). Other inputs give unspecified values — a log-sum-exp whose
 /// maximum is ±inf or NaN has a known sum (e^maximum) and must not call this.
 ///
-/// Algorithm (float lanes): t = x·log2(e) − shift·log2(e) is one fused multiply-subtract, clamped below at −125;
-/// adding 1.5·2^23 rounds it to an integer n held in the low mantissa bits (no conversion instruction), so
-/// f = t − n ∈ [−½, ½]; 2^f is a degree-5 polynomial (fitted for least maximum relative error: 1.8·10⁻⁷, about
-/// 1.5 ulp, evaluated in float) and 2^n is added to its exponent field as an integer: eleven vector instructions,
-/// about half of xsimd's exp with its range checks. (Degree 6 would be 1 ulp for one more fused multiply-add on
-/// the ports log-sum-exp is bound by: 6–8 % slower in cache.)
-/// Accuracy: a few ulp of e^(x − shift), plus a relative error of at most |shift|·2^−23 common to every term of
-/// a group (from rounding shift·log2(e) once), which moves shift + ln Σ by about an ulp of the shift. Terms
-/// below 2^−125 come out as 2^−125·2^f instead of their value (−inf too): next to the group's own e^0 = 1 they
-/// are below half an ulp of any sum. Other lane types (double) compute exp(x − shift).
+/// Algorithm (float lanes): t = (x − shift)·log2(e), clamped below at −125; adding 1.5·2^23 rounds it to an
+/// integer n held in the low mantissa bits (no conversion instruction), so f = t − n ∈ [−½, ½]; 2^f is
+/// polynomial_exp2 and 2^n is added to its exponent field as an integer: twelve vector instructions, about half
+/// of xsimd's exp with its range checks. (Degree 6 would be 1 ulp for one more fused multiply-add on the ports
+/// log-sum-exp is bound by: 6–8 % slower in cache.)
+/// Accuracy: x − shift is exact where x lies within a factor of 2 of shift (the terms that matter), and t carries
+/// one rounding, a relative error of |t|·2^−24: |t|·2^−24·ln 2 in a term of weight 2^t, at most ~2^−25 of the sum
+/// in all — whatever the shift. (t = x·log2(e) − shift·log2(e) in one fused multiply-subtract, as this was, put
+/// shift·log2(e)'s rounding into every term: garbage, NaN even, once |shift| passed ~2^23.) Terms below 2^−125
+/// come out as 2^−125·2^f instead of their value (−inf too): next to the group's own e^0 = 1 they are below half
+/// an ulp of any sum. Other lane types (double) compute exp(x − shift).
 template <class P>
 [[nodiscard]] P exp_shifted(const P& x, const P& shift) noexcept {
 #if TENSOROPS_HAS_XSIMD
     if constexpr (std::is_same_v<typename P::value_type, float>) {
         const P log2e(log2e_float);
-        const P t = xsimd::max(P(-125.0f), xsimd::fms(x, log2e, shift * log2e));
+        const P t = xsimd::max(P(-125.0f), (x - shift) * log2e);
         const P round_to_integer(12582912.0f);  // 1.5 · 2^23
         const P biased = t + round_to_integer;
         const P f = t - (biased - round_to_integer);
@@ -167,56 +178,79 @@ template <class P>
 #endif
 }
 
-/// 2^(x·L − k) per float lane, L = log2 e rounded to float, for an integer-valued k with |k| ≤ 2^22 and x·L − k ≤ 120
-/// (x = −inf allowed): e^x / 2^k, the term of a log-sum-exp block whose reference k (in powers of two) lies
-/// anywhere below its maximum. Other inputs give unspecified values, without undefined behaviour.
-///
-/// Algorithm: as exp_shifted, t = x·L − k rounds to an integer n, but the reduced argument is recomputed as
-/// f = x·L − (k + n) by one fused multiply-subtract (k + n is an exact integer; without fused multiply-add, from
-/// the rounded product and its exact error, product_error): f is exact but for one rounding of a value in
-/// [−½, ½], so the result is a few ulp of 2^(x·L − k) however far x lies above 2^k. (exp_shifted
-/// takes f = t − n, and t carries a rounding of |t| · 2^−24: fine when t ≤ 0 is a term's distance below the
-/// maximum, 40–80 ulp of a log-sum-exp when a reference 60 below the maximum made t ≈ 86.) Lanes with
-/// x·L − k < −125 (x = −inf too) are clamped there on x: 2^−125 · 2^f. The factor e^(x·δ), δ = L·ln 2 − 1 ≈ 2^−26,
-/// against e^x / 2^k, cancels with power_of_two_over_exp's for the terms that matter (x near top).
-/// `lowest` must be exp_over_power_of_two_floor(k) (the two-argument form computes it; a caller with many x per k
-/// computes it once).
+/// What exp_over_power_of_two needs of its reference k (an integer-valued float, |k| ≤ 2^22), computed once for
+/// the many x of one k: the clamp under x and k less the rounding constant.
 template <class P>
-[[nodiscard]] P exp_over_power_of_two(const P& x, const P& k, const P& lowest) noexcept {
+struct power_of_two_reference {
+    P lowest;           ///< k·ln 2 − 125·ln 2: x is clamped here, the term 2^−125 · 2^f
+    P k_less_rounding;  ///< k − (1.5 · 2^23 + 127), an exact integer
+};
+
+namespace detail {
+/// 1.5 · 2^23 + 127: added to (or subtracted under) a float t with |t| ≤ 2^21, rounds it to an integer n held in
+/// the low mantissa bits as 2^22 + 127 + n — the biased exponent of 2^n, for −126 ≤ n ≤ 127.
+inline constexpr float round_to_biased_exponent = 12583039.0f;
+}  // namespace detail
+
+/// The power_of_two_reference of k: one fused multiply-add and one subtraction.
+template <class P>
+[[nodiscard]] power_of_two_reference<P> power_of_two_reference_of(const P& k) noexcept {
+#if TENSOROPS_HAS_XSIMD
+    return {xsimd::fma(k, P(ln2_float), P(-125.0f * ln2_float)), k - P(detail::round_to_biased_exponent)};
+#else
+    return {P(std::fma(k.value, ln2_float, -125.0f * ln2_float)), P(k.value - detail::round_to_biased_exponent)};
+#endif
+}
+
+/// 2^(x·L − k) per float lane, L = log2 e rounded to float, for the reference k of `r` and x·L − k ≤ 120
+/// (x = −inf allowed): e^x / 2^k, the term of a log-sum-exp block whose reference k (in powers of two) lies
+/// anywhere below its maximum. NaN where x is NaN or +inf, whatever its bits (a block's sum of terms tells those
+/// lanes apart). Other inputs give unspecified values, without undefined behaviour.
+///
+/// Algorithm: x is clamped below at r.lowest, keeping NaN (x·L − k ≥ −125: lanes below, −inf too, give
+/// 2^−125 · 2^f). One fused multiply-subtract, x·L − (k − R) with R = 1.5·2^23 + 127, rounds the exact x·L − k
+/// once to an integer n, held as `biased` = n + R; biased + (k − R) = k + n exactly, so a second one gives the
+/// reduced argument f = x·L − (k + n) in [−½, ½], exact but for one rounding (without fused multiply-add, from
+/// the rounded product and its exact error, product_error) — a few ulp of 2^(x·L − k) however far x lies above
+/// 2^k, where f = t − n would carry t's rounding of |t| · 2^−24 (40–80 ulp of a log-sum-exp whose reference
+/// lay 60 below its maximum). 2^f is exp2_reduced's polynomial; 2^n comes from biased's low bits shifted into
+/// an exponent field and multiplies it — exact, and unlike adding n to 2^f's exponent as an integer, it cannot
+/// turn a NaN (whose payload bits biased carries) into a number. Eleven vector instructions. The factor
+/// e^(x·δ), δ = L·ln 2 − 1 ≈ 2^−26, against e^x / 2^k, cancels with power_of_two_over_exp's for the terms that
+/// matter (x near top).
+template <class P>
+[[nodiscard]] P exp_over_power_of_two(const P& x, const power_of_two_reference<P>& r) noexcept {
     static_assert(std::is_same_v<typename P::value_type, float>);
 #if TENSOROPS_HAS_XSIMD
+    using I = xsimd::as_integer_t<P>;
     const P log2e(log2e_float);
-    const P clamped = xsimd::max(x, lowest);
-    const P round_to_integer(12582912.0f);  // 1.5 · 2^23
+    const P clamped = simd::clamp_below_keeping_nan(x, r.lowest);
 #if TENSOROPS_FUSED_MULTIPLY_ADD
-    const P biased = simd::fms(clamped, log2e, k) + round_to_integer;
-    const P f = simd::fms(clamped, log2e, k + (biased - round_to_integer));
+    const P biased = simd::fms(clamped, log2e, r.k_less_rounding);
+    const P f = simd::fms(clamped, log2e, biased + r.k_less_rounding);
 #else  // x·L = product + its error exactly; product − (k + n) is exact (the two lie within a factor of 2, or are small)
     const P product = clamped * log2e, rounding = product_error(clamped, log2e, product);
-    const P biased = ((product - k) + rounding) + round_to_integer;  // n from x·L − k, not from the rounded product
-    const P f = (product - (k + (biased - round_to_integer))) + rounding;
+    const P rounding_constant(detail::round_to_biased_exponent);
+    const P k = r.k_less_rounding + rounding_constant;  // exact: integers below 2^24
+    // x·L − k before rounding it to an integer (rounding product − (k − R) first, then adding the product's error,
+    // could land a half away: f up to 0.75, where the polynomial is off by 10 ulp).
+    const P biased = ((product - k) + rounding) + rounding_constant;
+    const P f = (product - (biased + r.k_less_rounding)) + rounding;
 #endif
-    return detail::exp2_reduced(f, biased);
+    const P power = xsimd::bitwise_cast<P>(xsimd::bitwise_cast<I>(biased) << 23);  // 2^n: low bits 127 + n, ≥ 2
+    return detail::polynomial_exp2(f) * power;
 #else
-    (void)lowest;  // exp2 of a double needs no clamp
-    return P(static_cast<float>(std::exp2(static_cast<double>(x.value) * static_cast<double>(log2e_float) - k.value)));
+    const double k = static_cast<double>(r.k_less_rounding.value) + static_cast<double>(detail::round_to_biased_exponent);
+    if (!(x.value < std::numeric_limits<float>::infinity())) return P(std::numeric_limits<float>::quiet_NaN());  // NaN, +inf
+    const double clamped = std::max(x.value, r.lowest.value);
+    return P(static_cast<float>(std::exp2(clamped * static_cast<double>(log2e_float) - k)));
 #endif
 }
 
-/// The clamp exp_over_power_of_two puts under x for the reference k: k·ln 2 − 125·ln 2, one fused multiply-add.
-template <class P>
-[[nodiscard]] P exp_over_power_of_two_floor(const P& k) noexcept {
-#if TENSOROPS_HAS_XSIMD
-    return xsimd::fma(k, P(ln2_float), P(-125.0f * ln2_float));
-#else
-    return P(std::fma(k.value, ln2_float, -125.0f * ln2_float));
-#endif
-}
-
-/// exp_over_power_of_two with its floor computed here.
+/// exp_over_power_of_two with the reference's constants computed here.
 template <class P>
 [[nodiscard]] P exp_over_power_of_two(const P& x, const P& k) noexcept {
-    return simd::exp_over_power_of_two(x, k, simd::exp_over_power_of_two_floor(k));
+    return simd::exp_over_power_of_two(x, simd::power_of_two_reference_of(k));
 }
 
 /// 2^(k − top·L) per float lane (L as in exp_over_power_of_two), for an integer-valued k with |k| ≤ 2^22 and

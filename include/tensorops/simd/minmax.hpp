@@ -73,4 +73,30 @@ template <class P>
 #endif
 }
 
+/// The larger of a and b per lane where neither is NaN; a or b, unspecified which, where one is: one maxps on x86,
+/// for kernels that catch NaN some other way (the NaN-propagating max_propagate_nan costs three).
+template <class P>
+    requires(!std::is_arithmetic_v<P>)
+[[nodiscard]] P max_ignoring_nan(const P& a, const P& b) noexcept {
+#if TENSOROPS_HAS_XSIMD
+    return xsimd::max(a, b);
+#else
+    return P(a.value < b.value ? b.value : a.value);
+#endif
+}
+
+/// x, or `floor` where x < floor, per floating lane; NaN where x is NaN (a clamp that lets a NaN through to
+/// what follows, for kernels that detect it there). One maxps on x86, whose second operand wins where either is NaN.
+template <class P>
+    requires(!std::is_arithmetic_v<P>)
+[[nodiscard]] P clamp_below_keeping_nan(const P& x, const P& floor) noexcept {
+#if TENSOROPS_X86_INTRINSICS
+    return xsimd::max(floor, x);
+#elif TENSOROPS_HAS_XSIMD
+    return simd::select(x < floor, floor, x);
+#else
+    return P(x.value < floor.value ? floor.value : x.value);
+#endif
+}
+
 }  // namespace tensorops::simd

@@ -202,11 +202,14 @@ struct log_sum_exp_reduction {
         using std::exp;
         return exp(maximum);
     }
-    /// Lanes whose maximum is finite keep `sum`; the others get sum_for_non_finite.
+    /// Lanes whose maximum is finite keep `sum`; the others get sum_for_non_finite (an exponential computed only
+    /// when some lane needs it).
     template <class P>
     [[nodiscard]] static P sum_for_non_finite_lanes(const P& maximum, const P& sum) {
         using C = typename P::value_type;
-        return simd::select(simd::abs(maximum) < P(std::numeric_limits<C>::infinity()), sum, simd::exp(maximum));
+        const auto finite = simd::abs(maximum) < P(std::numeric_limits<C>::infinity());
+        if (!simd::any(!finite)) return sum;
+        return simd::select(finite, sum, simd::exp(maximum));
     }
 
     [[nodiscard]] accumulator identity() const { return accumulator(0); }
@@ -237,19 +240,20 @@ struct log_sum_exp_reduction {
         if constexpr (std::is_same_v<C, float>) return simd::round_to_integer(shift_for_lanes(estimate) * P(simd::log2e_float));
         else return shift_for_lanes(estimate);
     }
-    /// e^x over the reference, for lanes the reference serves (reference_serves). `lowest` = term_floor_lanes(reference),
-    /// which a block computes once for all its rows.
+    /// What term_lanes needs of a reference, computed once for a block's rows: simd::power_of_two_reference for
+    /// float lanes, the reference itself for double lanes.
     template <class P>
-    [[nodiscard]] static P term_lanes(const P& x, const P& reference, const P& lowest) {
-        if constexpr (std::is_same_v<typename P::value_type, float>) return simd::exp_over_power_of_two(x, reference, lowest);
-        else return simd::exp_shifted(x, reference);
-    }
-    /// What term_lanes needs of the reference besides itself: simd::exp_over_power_of_two_floor for float lanes
-    /// (nothing for double lanes: the reference itself, unused).
-    template <class P>
-    [[nodiscard]] static P term_floor_lanes(const P& reference) {
-        if constexpr (std::is_same_v<typename P::value_type, float>) return simd::exp_over_power_of_two_floor(reference);
+    [[nodiscard]] static auto term_reference_lanes(const P& reference) {
+        if constexpr (std::is_same_v<typename P::value_type, float>) return simd::power_of_two_reference_of(reference);
         else return reference;
+    }
+    /// e^x over the reference, for lanes the reference serves (reference_serves); `r` =
+    /// term_reference_lanes(reference). NaN where x is NaN, and NaN or +inf where x is +inf (float lanes: NaN, see
+    /// simd::exp_over_power_of_two; double lanes compute e^(x − r)).
+    template <class P, class Reference>
+    [[nodiscard]] static P term_lanes(const P& x, const Reference& r) {
+        if constexpr (std::is_same_v<typename P::value_type, float>) return simd::exp_over_power_of_two(x, r);
+        else return simd::exp_shifted(x, r);
     }
     /// Lanes whose finite maximum `top` the reference serves: every term at most 2^96 (e^64 for double lanes), the
     /// largest at least 2^−1 — so a block's sum of terms is neither large nor small, and at_top applies. False where
