@@ -445,8 +445,10 @@ log_sum_exp_state<accumulator_t<T>> log_sum_exp_stretch(const T* x, std::size_t 
         std::array<P, U> tops;
         tops.fill(P(lowest));
         std::size_t j = 0;
-        for (; j + U * W <= full; j += U * W)
+        for (; j + U * W <= full; j += U * W) {
+            simd::prefetch_ahead(x + j, simd::read_prefetch_distance, U * W * sizeof(T));  // as reduce_contiguous's
             iter::unrolled<U>([&](auto k) { tops[k] = simd::max_ignoring_nan(tops[k], simd::load(x + j + k * W)); });
+        }
         for (; j < full; j += W) tops[0] = simd::max_ignoring_nan(tops[0], simd::load(x + j));
         if (tail != 0) tops[0] = simd::max_ignoring_nan(tops[0], simd::load_partial(x + full, tail, lowest));
         const A top = static_cast<A>(simd::reduce_max(combine_all(tops, [](const P& a, const P& b) { return simd::max_ignoring_nan(a, b); })));
@@ -1193,7 +1195,7 @@ void log_sum_exp_block(const T* const* block, std::size_t count, std::size_t w, 
         std::array<const T*, Rows> rows;
         for (std::size_t k = 0; k < Rows; ++k) rows[k] = block[i + k];
         const bool hint_next = Rows > 1 && i + 2 * Rows <= count;
-        for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+        for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) __attribute__((always_inline)) {
             if (hint_next && j % (simd::cache_line_bytes / sizeof(T)) == 0)
                 for (std::size_t k = 0; k < Rows; ++k) simd::prefetch_ahead(block[i + Rows + k] + j, 0, 1);
             const auto reference = reference_at(j, load);
@@ -1299,8 +1301,8 @@ void reduce_rows_log_sum_exp(const T* x, T* y, std::size_t width, const iter::lo
 
 /// reduce_rows_log_sum_exp for a group of one line of `n` rows, `step` apart, on an executor: the blocks of
 /// lse_block_rows rows are shared out, each block's maximum, shift and sums rows computed exactly as the sequential
-/// kernel computes them and kept; the calling thread then merges them in order (log_sum_exp_merge: two
-/// exponentials per lane and block, 1/32 of the kernel's). Bit-identical to reduce_rows_log_sum_exp.
+/// kernel computes them and kept; the calling thread then merges them in order (log_sum_exp_merge: one or two
+/// exponentials per lane and block, against the kernel's 128). Bit-identical to reduce_rows_log_sum_exp.
 template <class T>
 void reduce_rows_log_sum_exp_in_bands(const executor_ref& exec, const T* x, T* y, std::size_t width, std::size_t n, std::ptrdiff_t step,
                                       std::size_t count) {

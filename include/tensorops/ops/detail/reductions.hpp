@@ -118,7 +118,14 @@ struct product_reduction {
 
     [[nodiscard]] accumulator identity() const { return element_identity<accumulator>::one(); }
     [[nodiscard]] accumulator lift(const T& x, const accumulator&) const { return static_cast<accumulator>(x); }
-    [[nodiscard]] accumulator combine(const accumulator& a, const accumulator& b) const { return a * b; }
+    /// a · b; where both are NaN, a — whatever operand order the compiler gives the multiplication (x86 returns its
+    /// first operand's NaN, and the sequential and parallel folds of a line's blocks are separate instantiations:
+    /// at -O1 they returned different NaNs).
+    [[nodiscard]] accumulator combine(const accumulator& a, const accumulator& b) const {
+        if constexpr (std::is_floating_point_v<accumulator>)
+            if (a != a) return a;
+        return a * b;
+    }
     [[nodiscard]] T finish(const accumulator& a, std::size_t, const accumulator&) const { return static_cast<T>(a); }
     template <class P>
     [[nodiscard]] P lift_lanes(const P& x, const P&) const { return x; }
