@@ -151,7 +151,7 @@ template <class P>
 ///
 /// Algorithm (float lanes): t = (x − shift)·log2(e), clamped below at −125; adding 1.5·2^23 rounds it to an
 /// integer n held in the low mantissa bits (no conversion instruction), so f = t − n ∈ [−½, ½]; 2^f is
-/// polynomial_exp2 and 2^n is added to its exponent field as an integer: twelve vector instructions, about half
+/// polynomial_exp2 and 2^n is added to its exponent field as an integer: thirteen vector instructions, about half
 /// of xsimd's exp with its range checks. (Degree 6 would be 1 ulp for one more fused multiply-add on the ports
 /// log-sum-exp is bound by: 6–8 % slower in cache.)
 /// Accuracy: x − shift is exact where x lies within a factor of 2 of shift (the terms that matter), and t carries
@@ -213,7 +213,7 @@ template <class P>
 /// reduced argument f = x·L − (k + n) in [−½, ½], exact but for one rounding (without fused multiply-add, from
 /// the rounded product and its exact error, product_error) — a few ulp of 2^(x·L − k) however far x lies above
 /// 2^k, where f = t − n would carry t's rounding of |t| · 2^−24 (40–80 ulp of a log-sum-exp whose reference
-/// lay 60 below its maximum). 2^f is exp2_reduced's polynomial; 2^n comes from biased's low bits shifted into
+/// lay 60 below its maximum). 2^f is polynomial_exp2; 2^n comes from biased's low bits shifted into
 /// an exponent field and multiplies it — exact, and unlike adding n to 2^f's exponent as an integer, it cannot
 /// turn a NaN (whose payload bits biased carries) into a number. Eleven vector instructions. The factor
 /// e^(x·δ), δ = L·ln 2 − 1 ≈ 2^−26, against e^x / 2^k, cancels with power_of_two_over_exp's for the terms that
