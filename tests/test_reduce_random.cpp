@@ -175,7 +175,7 @@ TEMPLATE_TEST_CASE("reduce: log-sum-exp along an outer axis, where a block's ref
             case 8: return row == (column * 5) % n ? 30.0 : -50.0 + noise;               // beyond reach (80) or the reference
             case 9: return row == (column * 3 + 2) % n ? inf : row == (column * 7) % n ? other_nan : noise;  // +inf and NaN
             case 10: return row == n / 2 ? other_nan : row % 5 == 1 ? -inf : noise;     // another NaN, −inf around it
-            case 11: return 1.0e30 * (1.0 + 1.0e-3 * noise);                             // beyond a power-of-two reference
+            case 11: return 1.0e30 * (1.0 + 1.0e-3 * noise);  // beyond a power-of-two reference: redone, not NaN
             default: return noise;
         }
     };

@@ -442,28 +442,28 @@ log_sum_exp_state<accumulator_t<T>> log_sum_exp_stretch(const T* x, std::size_t 
         constexpr std::size_t U = 4;
         constexpr C lowest = -std::numeric_limits<C>::infinity();
         const std::size_t tail = count % W, full = count - tail;
-        std::array<P, U> tops;
-        tops.fill(P(lowest));
-        std::size_t j = 0;
-        for (; j + U * W <= full; j += U * W) {
-            simd::prefetch_ahead(x + j, simd::read_prefetch_distance, U * W * sizeof(T));  // as reduce_contiguous's
-            iter::unrolled<U>([&](auto k) { tops[k] = simd::max_ignoring_nan(tops[k], simd::load(x + j + k * W)); });
-        }
-        for (; j < full; j += W) tops[0] = simd::max_ignoring_nan(tops[0], simd::load(x + j));
-        if (tail != 0) tops[0] = simd::max_ignoring_nan(tops[0], simd::load_partial(x + full, tail, lowest));
-        const A top = static_cast<A>(simd::reduce_max(combine_all(tops, [](const P& a, const P& b) { return simd::max_ignoring_nan(a, b); })));
+        // Both passes: acc = step(acc, x) over the stretch with U accumulators, the row end loaded with −inf.
+        const auto walk = [&](const P& initial, bool hint, const auto& step) __attribute__((always_inline)) {
+            std::array<P, U> acc;
+            acc.fill(initial);
+            std::size_t j = 0;
+            for (; j + U * W <= full; j += U * W) {
+                if (hint) simd::prefetch_ahead(x + j, simd::read_prefetch_distance, U * W * sizeof(T));  // as reduce_contiguous
+                iter::unrolled<U>([&](auto k) { acc[k] = step(acc[k], simd::load(x + j + k * W)); });
+            }
+            for (; j < full; j += W) acc[0] = step(acc[0], simd::load(x + j));
+            if (tail != 0) acc[0] = step(acc[0], simd::load_partial(x + full, tail, lowest));
+            return acc;
+        };
+        const auto maximum = [](const P& a, const P& b) { return simd::max_ignoring_nan(a, b); };
+        const A top = static_cast<A>(simd::reduce_max(combine_all(walk(P(lowest), true, maximum), maximum)));
         if (!isfinite(top)) return two_passes();
         const P top_lanes(static_cast<C>(top));
         const P reference = lse::reference_for_lanes(top_lanes);
-        if (simd::any(!lse::reference_serves(top_lanes, reference))) return two_passes();  // float lanes: |top| > 2^21
+        if (simd::any(!lse::reference_serves(top_lanes, reference))) return two_passes();  // |top · log2 e| > 2^22
         const auto r = lse::term_reference_lanes(reference);
-        std::array<P, U> sums;
-        sums.fill(P(C(0)));
-        j = 0;
-        for (; j + U * W <= full; j += U * W)
-            iter::unrolled<U>([&](auto k) { sums[k] = sums[k] + lse::term_lanes(simd::load(x + j + k * W), r); });
-        for (; j < full; j += W) sums[0] = sums[0] + lse::term_lanes(simd::load(x + j), r);
-        if (tail != 0) sums[0] = sums[0] + lse::term_lanes(simd::load_partial(x + full, tail, lowest), r);
+        const auto add_term = [&](const P& sum, const P& v) { return sum + lse::term_lanes(v, r); };
+        const auto sums = walk(P(C(0)), false, add_term);
         const C sum = simd::reduce_add(combine_all(sums, [](const P& a, const P& b) { return a + b; }));
         if (!isfinite(sum)) return two_passes();  // a NaN element
         return {top, static_cast<A>(simd::to_array(lse::at_top(P(sum), reference, top_lanes))[0])};
