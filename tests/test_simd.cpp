@@ -479,6 +479,18 @@ TEMPLATE_LIST_TEST_CASE("simd: exp_shifted is e^(x - shift) to a few ulp plus |x
     CHECK(simd::to_array(simd::exp_shifted(P(F(-1)), P(F(0))))[0] == Approx(std::exp(-1.0)).epsilon(4 * ulp));
 }
 
+#if TENSOROPS_X86_INTRINSICS
+TEST_CASE("simd: the table of exp_over_power_of_two's eighths holds 2^(j/8) rounded to float") {
+    for (int j = 0; j < 8; ++j) {
+        INFO("j = " << j);
+        CHECK(simd::detail::exp2_eighths[j] == static_cast<float>(std::exp2(static_cast<long double>(j) / 8)));
+        // Its entry put back where power_of_two_in_eighths xors it: 2^(j/8) for the exponent bits of 2^0.
+        const std::int32_t bits = (0x3F800000 | (j << 20)) ^ simd::detail::eighth_table_entry(j);
+        CHECK(std::bit_cast<float>(bits) == simd::detail::exp2_eighths[j]);
+    }
+}
+
+#endif
 TEST_CASE("simd: exp_over_power_of_two and power_of_two_over_exp are a few ulp of 2^(x·L − k), however far from k") {
     using P = simd::pack<float>;
     constexpr std::size_t lanes = P::size;
@@ -487,8 +499,9 @@ TEST_CASE("simd: exp_over_power_of_two and power_of_two_over_exp are a few ulp o
     const long double L = 1.44269504088896341f;  // log2 e rounded to float, as both functions use it
     const long double ulp = std::numeric_limits<float>::epsilon();
     for (int trial = 0; trial < 3000; ++trial) {
-        // References from small to 2^22; x from 140 powers of two below the reference (clamped terms) to 120 above.
-        const double scale = std::pow(2.0, rng.uniform_real(0.0, 22.0));
+        // References from small to the largest allowed (2^20); x from 140 powers of two below the reference (clamped
+        // terms) to 120 above: with eighths (AVX2, AVX-512) every table entry and both ends of the exponent range.
+        const double scale = std::pow(2.0, rng.uniform_real(0.0, std::log2(double{simd::largest_power_of_two_reference})));
         const float k = static_cast<float>(std::nearbyint(rng.uniform(0, 1) ? scale : -scale));
         std::array<float, lanes> x, top;
         for (std::size_t i = 0; i < lanes; ++i) {

@@ -100,6 +100,22 @@ template <class P, class Register>
     using bytes = xsimd::batch<std::uint8_t, typename P::arch_type>;
     return xsimd::bitwise_cast<P>(bytes(bits));
 }
+
+/// Which x86 register a pack is: the intrinsics a kernel may use on it.
+template <class P>
+inline constexpr bool is_avx2_register =
+    std::is_base_of_v<xsimd::avx2, typename P::arch_type> && sizeof(typename P::register_type) == 32;
+template <class P>
+inline constexpr bool is_sse2_register =
+    std::is_base_of_v<xsimd::sse2, typename P::arch_type> && sizeof(typename P::register_type) == 16;
+#if defined(__AVX512F__)
+template <class P>
+inline constexpr bool is_avx512_register =
+    std::is_base_of_v<xsimd::avx512f, typename P::arch_type> && sizeof(typename P::register_type) == 64;
+#else
+template <class P>
+inline constexpr bool is_avx512_register = false;
+#endif
 }  // namespace detail
 #endif
 

@@ -20,21 +20,6 @@ namespace tensorops::simd {
 namespace detail {
 
 #if TENSOROPS_X86_INTRINSICS
-template <class P>
-inline constexpr bool is_avx2_register =
-    std::is_base_of_v<xsimd::avx2, typename P::arch_type> && sizeof(typename P::register_type) == 32;
-template <class P>
-inline constexpr bool is_sse2_register =
-    std::is_base_of_v<xsimd::sse2, typename P::arch_type> && sizeof(typename P::register_type) == 16;
-#if defined(__AVX512F__)
-template <class P>
-inline constexpr bool is_avx512_register =
-    std::is_base_of_v<xsimd::avx512f, typename P::arch_type> && sizeof(typename P::register_type) == 64;
-#else
-template <class P>
-inline constexpr bool is_avx512_register = false;
-#endif
-
 /// The register shifted towards higher lanes by Bytes bytes, zeros entering at the bottom.
 template <std::size_t Bytes, class P>
 [[nodiscard, gnu::always_inline]] inline P shift_bytes_up(const P& value) noexcept {

@@ -270,7 +270,8 @@ struct log_sum_exp_reduction {
         using C = typename P::value_type;
         if constexpr (std::is_same_v<C, float>) {
             const P distance = simd::fms(top, P(simd::log2e_float), reference);
-            return (simd::abs(reference) <= P(0x1p22f)) & (distance >= P(-1.0f)) & (distance <= P(96.0f));
+            return (simd::abs(reference) <= P(simd::largest_power_of_two_reference)) & (distance >= P(-1.0f)) &
+                   (distance <= P(96.0f));
         } else {
             const P distance = top - reference;
             return (distance >= P(C(-1))) & (distance <= P(C(64)));
