@@ -919,10 +919,11 @@ void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::s
 
 /// Stack bytes an outer reduction may use for its rows of accumulators.
 inline constexpr std::size_t outer_row_budget = 32 * 1024;
-/// Rows per log-sum-exp block (a block of 1024-lane float rows is 512 KiB: a vector redone by log_sum_exp_block
-/// finds it in L2). Each block costs a few exponentials per lane besides its rows' (the end of log_sum_exp_block,
-/// log_sum_exp_merge): blocks of 64 rows ran 10 % slower than of 128 in cache.
-inline constexpr std::size_t lse_block_rows = 128;
+/// Rows per log-sum-exp block (a block of 1024-lane float rows is 1 MiB: a vector redone by log_sum_exp_block
+/// finds it in L2 or L3). Each block costs a few exponentials per lane besides its rows' (the end of
+/// log_sum_exp_block, log_sum_exp_merge): blocks of 64 rows ran 10 % slower than of 128 in cache, and 128 4–5 %
+/// slower than 256 from memory (64 MiB of f32, Zen 5; 512 gained nothing more).
+inline constexpr std::size_t lse_block_rows = 256;
 /// Rows log_sum_exp_block takes at once (a vector's sum adds their terms in row order all the same).
 inline constexpr std::size_t lse_row_group = 8;
 
@@ -1305,7 +1306,7 @@ void reduce_rows_log_sum_exp(const T* x, T* y, std::size_t width, const iter::lo
 /// reduce_rows_log_sum_exp for a group of one line of `n` rows, `step` apart, on an executor: the blocks of
 /// lse_block_rows rows are shared out, each block's maximum, shift and sums rows computed exactly as the sequential
 /// kernel computes them and kept; the calling thread then merges them in order (log_sum_exp_merge: one or two
-/// exponentials per lane and block, against the kernel's 128). Bit-identical to reduce_rows_log_sum_exp.
+/// exponentials per lane and block, against the kernel's 256). Bit-identical to reduce_rows_log_sum_exp.
 template <class T>
 void reduce_rows_log_sum_exp_in_bands(const executor_ref& exec, const T* x, T* y, std::size_t width, std::size_t n, std::ptrdiff_t step,
                                       std::size_t count) {
