@@ -108,17 +108,21 @@ template <class P, class F>
     return from_array<P>(lanes);
 }
 #if TENSOROPS_HAS_XSIMD
+/// The polynomial with float coefficients `highest`, rest… (highest degree first, the constant last) at f, per lane,
+/// by Horner's rule: one fused multiply-add per coefficient after the first.
+template <class P, class... Rest>
+[[nodiscard, gnu::always_inline]] inline P horner(const P& f, float highest, Rest... rest) noexcept {
+    P p(highest);
+    ((p = xsimd::fma(p, f, P(rest))), ...);
+    return p;
+}
+
 /// 2^f per float lane for f in [−½, ½] (a little beyond costs accuracy), the last step of the float exponentials
 /// below: a degree-5 polynomial fitted for least maximum relative error (1.8·10⁻⁷, about 1.5 ulp), five fused
 /// multiply-adds. NaN for NaN f.
 template <class P>
 [[nodiscard]] P polynomial_exp2(const P& f) noexcept {
-    P p(0x1.5ce202p-10f);
-    p = xsimd::fma(p, f, P(0x1.3cea90p-7f));
-    p = xsimd::fma(p, f, P(0x1.c6b426p-5f));
-    p = xsimd::fma(p, f, P(0x1.ebf9bcp-3f));
-    p = xsimd::fma(p, f, P(0x1.62e42cp-1f));
-    return xsimd::fma(p, f, P(1.0f));
+    return horner(f, 0x1.5ce202p-10f, 0x1.3cea90p-7f, 0x1.c6b426p-5f, 0x1.ebf9bcp-3f, 0x1.62e42cp-1f, 1.0f);
 }
 
 /// 2^(n + f) per float lane, for f in [−½, ½] and `biased` = n + 1.5 · 2^23 whose low mantissa bits hold 2^22 + n,
@@ -231,10 +235,7 @@ namespace detail {
 /// (2.8·10⁻⁸), three fused multiply-adds. NaN for NaN f.
 template <class P>
 [[nodiscard]] P polynomial_exp2_eighth(const P& f) noexcept {
-    P p(0x1.c6ac02p-14f);
-    p = xsimd::fma(p, f, P(0x1.ec0cdap-9f));
-    p = xsimd::fma(p, f, P(0x1.62e430p-4f));
-    return xsimd::fma(p, f, P(1.0f));
+    return horner(f, 0x1.c6ac02p-14f, 0x1.ec0cdap-9f, 0x1.62e430p-4f, 1.0f);
 }
 #endif
 
