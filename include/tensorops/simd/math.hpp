@@ -186,7 +186,7 @@ template <class P>
 
 namespace detail {
 #if TENSOROPS_X86_INTRINSICS
-/// Whether float pack P can look a lane up in an eight-entry register table (AVX2 and AVX-512 `vpermps`): the
+/// Whether float pack P can look a lane up in an eight-entry register table (AVX2 and AVX-512 `vpermd`): the
 /// exponential of exp_over_power_of_two then takes 2^(j/8) from one and needs a shorter polynomial.
 template <class P>
 inline constexpr bool has_eighth_table = is_avx2_register<P> || is_avx512_register<P>;
@@ -250,7 +250,7 @@ inline constexpr float exp2_eighths[8] = {0x1p+0f,         0x1.172b84p+0f, 0x1.3
 
 /// 2^(m/8) per lane from `biased` (round_to_biased_steps with steps = 8, whose low bits hold 127·8 + m): its
 /// bits 3–10 shifted into the exponent field carry ⌊m/8⌋ + 127 and its bits 0–2 into the mantissa's top, and the
-/// table entry of m mod 8 (vpermps takes the lane's low bits as the index) xors them into 2^(m mod 8 / 8)'s
+/// table entry of m mod 8 (vpermd takes the lane's low bits as the index) xors them into 2^(m mod 8 / 8)'s
 /// mantissa: three instructions.
 template <class P>
 [[nodiscard]] P power_of_two_in_eighths(const P& biased) noexcept {
