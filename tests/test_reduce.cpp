@@ -188,6 +188,65 @@ TEST_CASE("reduce: log-sum-exp is stable and handles infinities") {
     CHECK(std::isnan(reduce_float({100}, mixed, reduce_function::log_sum_exp, {0})[0]));
 }
 
+// A contiguous run takes its terms in one pass, over a reference from its first vectors (reduce_kernels.hpp,
+// log_sum_exp_one_pass); a run whose maximum lies far above them, or with −inf, +inf or NaN among them or later, must
+// come out as the two-pass definition says. Rows of [4, length] reduced over axis 1 (rows up to 2048 elements are
+// finished from the reference, longer ones merged stretch by stretch), against the long-double reference.
+TEMPLATE_TEST_CASE("reduce: log-sum-exp of runs whose first elements are far from the maximum", "", float, double, float16) {
+    using T = TestType;
+    test_rng rng(std::string("reduce lse far ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    const double inf = std::numeric_limits<double>::infinity();
+    const double tolerance = 16 * static_cast<double>(std::numeric_limits<std::conditional_t<std::is_same_v<T, float16>, float, T>>::epsilon()) *
+                             (std::is_same_v<T, float16> ? 8192.0 : 1.0);  // float16: 2^−10 a unit
+    const double base = std::is_same_v<T, float16> ? 8.0 : 500.0;  // a maximum far from 0 (e^500 overflows float)
+    for (const std::size_t length : {std::size_t{1}, std::size_t{5}, std::size_t{8}, std::size_t{31}, std::size_t{33}, std::size_t{100},
+                                     std::size_t{1024}, std::size_t{2048}, std::size_t{2049}, std::size_t{5000}}) {
+        const std::size_t head = length < 64 ? (length + 1) / 2 : 40;  // more than the first vectors of any width
+        for (const double far : {-30.0, -70.0, -200.0, -inf}) {
+            for (const double level : {0.0, base}) {
+                const std::size_t rows = 4;
+                std::vector<T> values(rows * length);
+                for (std::size_t i = 0; i < rows; ++i)
+                    for (std::size_t j = 0; j < length; ++j) {
+                        // Rows 0, 1: the head far below the rest; row 2: a plain row; row 3: the head at the level
+                        // and one late element far above it (−far, capped for float16).
+                        const double noise = rng.uniform_real(-1.0, 1.0);
+                        double v = level + noise;
+                        if (i < 2 && j < head && length > 1) v = std::isinf(far) ? far : level + far + noise;
+                        if (i == 3 && j == length - 1 && length > 1) v = std::isinf(far) ? level + 50.0 : level - std::max(far, -50.0);
+                        values[i * length + j] = static_cast<T>(v);
+                    }
+                const auto expected = ref::reduce(ref::dense<T>({rows, length}, values), {1}, ref::reduce_operation::log_sum_exp);
+                std::vector<T> actual(rows);
+                reduce(tensor_view<const T>(values.data(), {rows, length}), tensor_view<T>(actual.data(), {rows, 1}), reduce_function::log_sum_exp,
+                       {1});
+                for (std::size_t i = 0; i < rows; ++i) {
+                    INFO("length " << length << ", head " << far << " below " << level << ", row " << i);
+                    const double e = static_cast<double>(expected.values[i]), a = static_cast<double>(actual[i]);
+                    CHECK(a == Approx(e).epsilon(tolerance).margin(tolerance));
+                }
+            }
+        }
+        // +inf, NaN or −inf at the start, in the middle and at the end of a row of values near 0.
+        for (const std::size_t at : {std::size_t{0}, length / 2, length - 1}) {
+            for (const double special : {inf, -inf, std::numeric_limits<double>::quiet_NaN()}) {
+                std::vector<T> values(length);
+                for (auto& v : values) v = static_cast<T>(rng.uniform_real(-1.0, 1.0));
+                values[at] = static_cast<T>(special);
+                const double e = static_cast<double>(ref::reduce(ref::dense<T>({length}, values), {0}, ref::reduce_operation::log_sum_exp).values[0]);
+                T actual{};
+                reduce(tensor_view<const T>(values.data(), {length}), tensor_view<T>(&actual, {1}), reduce_function::log_sum_exp, {0});
+                INFO("length " << length << ", " << special << " at " << at);
+                const double a = static_cast<double>(actual);
+                if (std::isnan(e)) CHECK(std::isnan(a));
+                else if (std::isinf(e)) CHECK(a == e);
+                else CHECK(a == Approx(e).epsilon(tolerance).margin(tolerance));
+            }
+        }
+    }
+}
+
 TEMPLATE_TEST_CASE("reduce: log-sum-exp and floating products of runs longer than one fixed block", "", float, double) {
     using T = TestType;
     test_rng rng(std::string("reduce long runs ") + std::string(tensorops_test::type_name<T>()));

@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <numbers>
 #include <type_traits>
 
 #include "../../core/element.hpp"
@@ -276,6 +277,16 @@ struct log_sum_exp_reduction {
             const P distance = top - reference;
             return (distance >= P(C(-1))) & (distance <= P(C(64)));
         }
+    }
+    /// The log-sum-exp of a whole group from `sum` = Σ term_lanes(x, reference) over it, for a reference that serves
+    /// its maximum (reference_serves): ln(2^k · sum) = k · ln 2 + ln sum for float lanes (reference k; added in
+    /// double and rounded once), reference + ln sum for double lanes. Neither the maximum nor at_top is needed.
+    template <class C>
+    [[nodiscard]] static T finish_from_reference(const C& sum, const C& reference) {
+        using std::log;
+        if constexpr (std::is_same_v<C, float>)
+            return static_cast<T>(static_cast<double>(reference) * std::numbers::ln2 + static_cast<double>(log(sum)));
+        else return static_cast<T>(reference + log(sum));
     }
     /// Σ e^(x − top) from `sum` = Σ term_lanes(x, reference), for lanes the reference serves.
     template <class P>
