@@ -73,8 +73,9 @@ TEMPLATE_LIST_TEST_CASE("reduce: outer layout past the panel width, the cascade 
 
 // The short-row kernel takes contiguous reduced runs of up to short_row_elements (64 vectors of up to 32 bytes), eight
 // rows at a time (log-sum-exp: up to a quarter of that, short_row_limit): lengths below one vector (a partial load), at
-// and around every vector boundary up to its limits and just past them (the general kernel again), with 1 to 19 rows (full groups and a remainder that repeats its last row),
-// packed or with a padded row stride, under a second kept dimension.
+// and around every vector boundary up to its limits and just past them (the general kernel again), with 1 to 19 rows
+// (full groups and a remainder that repeats its last row), packed or with a padded row stride, under a second kept
+// dimension.
 TEMPLATE_LIST_TEST_CASE("reduce: short contiguous rows, every length class, groups of rows and their remainder", "",
                         tensorops_test::builtin_types) {
     using T = TestType;
