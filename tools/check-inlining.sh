@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Checks that the kernels' per-vector helpers are inlined where users compile them: one small translation unit per
 # element type instantiating every reduction, argmax/argmin and the scans, built with g++ -O2 (and clang++ -O2) for
-# x86-64-v3 and baseline x86-64; any call left to a function of tensorops::simd or to iter::unrolled's steps fails.
+# x86-64-v4 (512-bit registers), x86-64-v3 and baseline x86-64; any call left to a function of tensorops::simd or to
+# iter::unrolled's steps fails.
 #
 # Why: these helpers run once per vector, and a call to one out of line costs more than its work — its registers go
 # through memory. GCC 12 -O2 decides by the size of the caller and of the whole unit, so the same helper was
 # inlined in one program and called in another: the in-register scan of a float line (20 % of its time), the
 # in-half scan steps of uint8 (2.1×) and iter::unrolled in the float16 reductions (1.9×) were all found called
 # out of line in small programs, while the benchmark suite (-O3) inlined them. Those helpers are always_inline now;
-# this script is how to find the next one. Not part of tools/run-tests.sh (a few minutes of compile time).
+# this script is how to find the next one. Not part of tools/run-tests.sh (a few minutes of compile time). It does
+# not find them all: a small -march=x86-64-v4 program calling reduce() for log-sum-exp alone called
+# simd::exp_over_power_of_two once per vector (1.85× slower than inlined), where these units inlined it; simd/math.hpp's
+# per-vector functions are always_inline since, and the x86-64-v4 units were added.
 #
-# Usage: tools/check-inlining.sh [compiler ...]   (default: g++ clang++)
+# Usage: tools/check-inlining.sh [compiler ...]   (default: g++ clang++; MARCHES="x86-64-v4 ..." to choose levels)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 compilers=("$@")
@@ -21,7 +25,7 @@ trap 'rm -rf "$work"' EXIT
 types=(float double tensorops::float16 std::int8_t std::uint8_t std::int16_t std::int32_t std::uint64_t)
 failed=0
 for cxx in "${compilers[@]}"; do
-  for march in x86-64-v3 x86-64; do
+  for march in ${MARCHES:-x86-64-v4 x86-64-v3 x86-64}; do
     for type in "${types[@]}"; do
       source="$work/unit.cpp"
       cat >"$source" <<EOF

@@ -21,7 +21,7 @@ namespace tensorops::simd {
 namespace detail {
 #if TENSOROPS_X86_INTRINSICS
 template <std::size_t LaneBytes>
-[[nodiscard]] inline __m128i multiply_lanes(__m128i a, __m128i b) noexcept {
+[[nodiscard, gnu::always_inline]] inline __m128i multiply_lanes(__m128i a, __m128i b) noexcept {
     if constexpr (LaneBytes == 2) {
         return _mm_mullo_epi16(a, b);
     } else if constexpr (LaneBytes == 4) {
@@ -42,7 +42,7 @@ template <std::size_t LaneBytes>
 
 #if defined(__AVX2__)
 template <std::size_t LaneBytes>
-[[nodiscard]] inline __m256i multiply_lanes(__m256i a, __m256i b) noexcept {
+[[nodiscard, gnu::always_inline]] inline __m256i multiply_lanes(__m256i a, __m256i b) noexcept {
     if constexpr (LaneBytes == 2) {
         return _mm256_mullo_epi16(a, b);
     } else if constexpr (LaneBytes == 4) {
@@ -65,7 +65,7 @@ template <std::size_t LaneBytes>
 
 /// Lane-wise product; integer lanes wrap modulo 2^N (no undefined behaviour on any path).
 template <class P>
-[[nodiscard]] P mul(const P& a, const P& b) noexcept {
+[[nodiscard, gnu::always_inline]] inline P mul(const P& a, const P& b) noexcept {
     using C = typename P::value_type;
     if constexpr (std::is_floating_point_v<C> || P::size == 1) {
         return a * b;  // scalar_pack wraps integers itself
@@ -88,7 +88,7 @@ template <class P>
 /// bit-identical (a·1 is exact, so one rounding of a + b) but may issue on the multiply-add ports as well as
 /// the add ports: in shuffle-heavy kernels (in-register scans) the add ports are the bottleneck.
 template <class P>
-[[nodiscard]] P add(const P& a, const P& b) noexcept {
+[[nodiscard, gnu::always_inline]] inline P add(const P& a, const P& b) noexcept {
 #if TENSOROPS_HAS_XSIMD && defined(__FMA__)
     if constexpr (std::is_floating_point_v<typename P::value_type> && P::size > 1)
         return xsimd::fma(a, P(typename P::value_type(1)), b);

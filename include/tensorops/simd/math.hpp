@@ -24,7 +24,7 @@ inline constexpr float ln2_float = 0.693147180559945309f;
 
 /// |x| per lane; for signed integers |min| wraps to min; unsigned lanes are returned unchanged.
 template <class P>
-[[nodiscard]] P abs(const P& value) noexcept {
+[[nodiscard, gnu::always_inline]] inline P abs(const P& value) noexcept {
     using C = typename P::value_type;
     if constexpr (std::is_unsigned_v<C>) {
         return value;
@@ -41,7 +41,7 @@ template <class P>
 
 /// √x per lane (floating lanes).
 template <class P>
-[[nodiscard]] P sqrt(const P& value) noexcept {
+[[nodiscard, gnu::always_inline]] inline P sqrt(const P& value) noexcept {
 #if TENSOROPS_HAS_XSIMD
     return xsimd::sqrt(value);
 #else
@@ -52,7 +52,7 @@ template <class P>
 /// a · b − c per floating lane, rounded once (a fused multiply-subtract) where the target has fused multiply-add
 /// (TENSOROPS_FUSED_MULTIPLY_ADD), else a multiply and a subtract.
 template <class P>
-[[nodiscard]] P fms(const P& a, const P& b, const P& c) noexcept {
+[[nodiscard, gnu::always_inline]] inline P fms(const P& a, const P& b, const P& c) noexcept {
 #if TENSOROPS_HAS_XSIMD
 #if TENSOROPS_X86_INTRINSICS && defined(__AVX512F__)
     if constexpr (sizeof(P) == 64) {  // xsimd 8.1 has no fused form for AVX-512 registers: it multiplies, then subtracts
@@ -70,7 +70,7 @@ template <class P>
 /// where fused multiply-add is an instruction, else Veltkamp's split of a and b into halves whose products are
 /// exact (ten more operations). For |a|, |b| below 2^−12 · the largest finite value (the split's 4097 · a).
 template <class P>
-[[nodiscard]] P product_error(const P& a, const P& b, const P& p) noexcept {
+[[nodiscard, gnu::always_inline]] inline P product_error(const P& a, const P& b, const P& p) noexcept {
 #if TENSOROPS_FUSED_MULTIPLY_ADD || !TENSOROPS_HAS_XSIMD
     return simd::fms(a, b, p);  // without xsimd, std::fma (exact, if slow where the hardware lacks it)
 #else
@@ -90,7 +90,7 @@ template <class P>
 
 /// x rounded to the nearest integer (ties to even) per floating lane.
 template <class P>
-[[nodiscard]] P round_to_integer(const P& value) noexcept {
+[[nodiscard, gnu::always_inline]] inline P round_to_integer(const P& value) noexcept {
 #if TENSOROPS_HAS_XSIMD
     return xsimd::nearbyint(value);
 #else
@@ -121,7 +121,7 @@ template <class P, class... Rest>
 /// below: a degree-5 polynomial fitted for least maximum relative error (1.8·10⁻⁷, about 1.5 ulp), five fused
 /// multiply-adds. NaN for NaN f.
 template <class P>
-[[nodiscard]] P polynomial_exp2(const P& f) noexcept {
+[[nodiscard, gnu::always_inline]] inline P polynomial_exp2(const P& f) noexcept {
     return horner(f, 0x1.5ce202p-10f, 0x1.3cea90p-7f, 0x1.c6b426p-5f, 0x1.ebf9bcp-3f, 0x1.62e42cp-1f, 1.0f);
 }
 
@@ -129,7 +129,7 @@ template <class P>
 /// −126 ≤ n ≤ 127: the last step of exp_shifted. 2^f is polynomial_exp2; 2^n is added to its exponent field as
 /// an integer (a NaN f with payload bits in biased may come out as a number: exp_shifted's x are never NaN).
 template <class P>
-[[nodiscard]] P exp2_reduced(const P& f, const P& biased) noexcept {
+[[nodiscard, gnu::always_inline]] inline P exp2_reduced(const P& f, const P& biased) noexcept {
     using I = xsimd::as_integer_t<P>;
     const P p = polynomial_exp2(f);
     const I exponent = xsimd::bitwise_cast<I>(biased) << 23;  // n · 2^23: the low bits of biased hold 2^22 + n
@@ -139,6 +139,7 @@ template <class P>
 }  // namespace detail
 
 /// e^x per lane (floating lanes).
+/// Not always_inline: see exp_shifted.
 template <class P>
 [[nodiscard]] P exp(const P& value) noexcept {
 #if TENSOROPS_HAS_XSIMD
@@ -166,6 +167,10 @@ template <class P>
 /// shift·log2(e)'s rounding into every term: garbage, NaN even, once |shift| passed ~2^23.) Terms below 2^−125
 /// come out as 2^−125·2^f instead of their value (−inf too): next to the group's own e^0 = 1 they are below half
 /// an ulp of any sum. Other lane types (double) compute exp(x − shift).
+/// Not always_inline, unlike the per-vector helpers around it: the narrow-row and short-row kernels, which must agree
+/// bit for bit, both call it, and inlined into each (g++ -O2 -march=x86-64-v3, whose default -ffp-contract=fast fuses
+/// a multiply and an add where it sees them) the two copies were contracted differently — log-sum-exp of float and
+/// float16 rows then differed in the last bits between the kernels.
 template <class P>
 [[nodiscard]] P exp_shifted(const P& x, const P& shift) noexcept {
 #if TENSOROPS_HAS_XSIMD
@@ -220,7 +225,7 @@ struct power_of_two_reference {
 
 /// The power_of_two_reference of k: one fused multiply-add, one multiply and one subtraction.
 template <class P>
-[[nodiscard]] power_of_two_reference<P> power_of_two_reference_of(const P& k) noexcept {
+[[nodiscard, gnu::always_inline]] inline power_of_two_reference<P> power_of_two_reference_of(const P& k) noexcept {
     constexpr float steps = static_cast<float>(detail::exp2_steps<P>), rounding = detail::round_to_biased_steps<P>;
 #if TENSOROPS_HAS_XSIMD
     return {xsimd::fma(k, P(ln2_float), P(-125.0f * ln2_float)), k * P(steps) - P(rounding)};
@@ -234,7 +239,7 @@ namespace detail {
 /// 2^(f/8) per float lane for f in [−½, ½]: a degree-3 polynomial fitted for least maximum relative error
 /// (2.8·10⁻⁸), three fused multiply-adds. NaN for NaN f.
 template <class P>
-[[nodiscard]] P polynomial_exp2_eighth(const P& f) noexcept {
+[[nodiscard, gnu::always_inline]] inline P polynomial_exp2_eighth(const P& f) noexcept {
     return horner(f, 0x1.c6ac02p-14f, 0x1.ec0cdap-9f, 0x1.62e430p-4f, 1.0f);
 }
 #endif
@@ -253,7 +258,7 @@ inline constexpr float exp2_eighths[8] = {0x1p+0f,         0x1.172b84p+0f, 0x1.3
 /// table entry of m mod 8 (vpermd takes the lane's low bits as the index) xors them into 2^(m mod 8 / 8)'s
 /// mantissa: three instructions.
 template <class P>
-[[nodiscard]] P power_of_two_in_eighths(const P& biased) noexcept {
+[[nodiscard, gnu::always_inline]] inline P power_of_two_in_eighths(const P& biased) noexcept {
     using I = xsimd::as_integer_t<P>;
     const I bits = xsimd::bitwise_cast<I>(biased);
     I entry;
@@ -301,7 +306,7 @@ P power_of_two_in_eighths(const P& biased) noexcept;  // has_eighth_table is fal
 /// δ = L·ln 2 − 1 ≈ 2^−26, against e^x / 2^k, cancels with power_of_two_over_exp's for the terms that matter (x near
 /// top).
 template <class P>
-[[nodiscard]] P exp_over_power_of_two(const P& x, const power_of_two_reference<P>& r) noexcept {
+[[nodiscard, gnu::always_inline]] inline P exp_over_power_of_two(const P& x, const power_of_two_reference<P>& r) noexcept {
     static_assert(std::is_same_v<typename P::value_type, float>);
 #if TENSOROPS_HAS_XSIMD
     using I = xsimd::as_integer_t<P>;
@@ -336,7 +341,7 @@ template <class P>
 
 /// exp_over_power_of_two with the reference's constants computed here.
 template <class P>
-[[nodiscard]] P exp_over_power_of_two(const P& x, const P& k) noexcept {
+[[nodiscard, gnu::always_inline]] inline P exp_over_power_of_two(const P& x, const P& k) noexcept {
     return simd::exp_over_power_of_two(x, simd::power_of_two_reference_of(k));
 }
 
@@ -346,7 +351,7 @@ template <class P>
 /// for |top·L| near 2^22, by a fused multiply-subtract, the sums' by two-sums), so neither rounding reaches the
 /// factor: 2^−high (xsimd's exp2, whose reduced argument high − n is exact) times 1 − low·ln 2.
 template <class P>
-[[nodiscard]] P power_of_two_over_exp(const P& k, const P& top) noexcept {
+[[nodiscard, gnu::always_inline]] inline P power_of_two_over_exp(const P& k, const P& top) noexcept {
     static_assert(std::is_same_v<typename P::value_type, float>);
 #if TENSOROPS_HAS_XSIMD
     const P log2e(log2e_float), ln2(ln2_float);
@@ -368,6 +373,7 @@ template <class P>
 }
 
 /// ln x per lane (floating lanes).
+/// Not always_inline: see exp_shifted.
 template <class P>
 [[nodiscard]] P log(const P& value) noexcept {
 #if TENSOROPS_HAS_XSIMD

@@ -38,7 +38,7 @@ template <class C>
 /// Lane-wise larger of a and b; NaN in every lane where either is NaN.
 template <class P>
     requires(!std::is_arithmetic_v<P>)
-[[nodiscard]] P max_propagate_nan(const P& a, const P& b) noexcept {
+[[nodiscard, gnu::always_inline]] inline P max_propagate_nan(const P& a, const P& b) noexcept {
 #if TENSOROPS_X86_INTRINSICS
     if constexpr (std::is_floating_point_v<typename P::value_type>)
         return xsimd::bitwise_or(xsimd::max(a, b), xsimd::max(b, a));  // see "x86 floats" above
@@ -57,7 +57,7 @@ template <class P>
 /// Lane-wise smaller of a and b; NaN in every lane where either is NaN.
 template <class P>
     requires(!std::is_arithmetic_v<P>)
-[[nodiscard]] P min_propagate_nan(const P& a, const P& b) noexcept {
+[[nodiscard, gnu::always_inline]] inline P min_propagate_nan(const P& a, const P& b) noexcept {
 #if TENSOROPS_X86_INTRINSICS
     if constexpr (std::is_floating_point_v<typename P::value_type>)
         return xsimd::bitwise_or(xsimd::min(a, b), xsimd::min(b, a));  // see "x86 floats" above
@@ -77,7 +77,7 @@ template <class P>
 /// for kernels that catch NaN some other way (the NaN-propagating max_propagate_nan costs three).
 template <class P>
     requires(!std::is_arithmetic_v<P>)
-[[nodiscard]] P max_ignoring_nan(const P& a, const P& b) noexcept {
+[[nodiscard, gnu::always_inline]] inline P max_ignoring_nan(const P& a, const P& b) noexcept {
 #if TENSOROPS_HAS_XSIMD
     return xsimd::max(a, b);
 #else
@@ -89,7 +89,7 @@ template <class P>
 /// what follows, for kernels that detect it there). One maxps on x86, whose second operand wins where either is NaN.
 template <class P>
     requires(!std::is_arithmetic_v<P>)
-[[nodiscard]] P clamp_below_keeping_nan(const P& x, const P& floor) noexcept {
+[[nodiscard, gnu::always_inline]] inline P clamp_below_keeping_nan(const P& x, const P& floor) noexcept {
 #if TENSOROPS_X86_INTRINSICS
     return xsimd::max(floor, x);
 #elif TENSOROPS_HAS_XSIMD

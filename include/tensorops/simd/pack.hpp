@@ -91,12 +91,12 @@ namespace detail {
 /// The raw integer register (__m128i / __m256i / __m512i) of any x86 pack, and back: free reinterpretations
 /// for the intrinsics that only exist on integer registers (byte shifts, shuffles, integer multiplies).
 template <class P>
-[[nodiscard]] auto as_bytes(const P& value) noexcept {
+[[nodiscard, gnu::always_inline]] inline auto as_bytes(const P& value) noexcept {
     using bytes = xsimd::batch<std::uint8_t, typename P::arch_type>;
     return static_cast<typename bytes::register_type>(xsimd::bitwise_cast<bytes>(value));
 }
 template <class P, class Register>
-[[nodiscard]] P from_bytes(Register bits) noexcept {
+[[nodiscard, gnu::always_inline]] inline P from_bytes(Register bits) noexcept {
     using bytes = xsimd::batch<std::uint8_t, typename P::arch_type>;
     return xsimd::bitwise_cast<P>(bytes(bits));
 }
@@ -136,7 +136,7 @@ inline constexpr std::size_t lanes = pack<T>::size;
 
 /// The lanes of `value`, lowest first.
 template <class P>
-[[nodiscard]] std::array<typename P::value_type, P::size> to_array(const P& value) noexcept {
+[[nodiscard, gnu::always_inline]] inline std::array<typename P::value_type, P::size> to_array(const P& value) noexcept {
     std::array<typename P::value_type, P::size> lanes_out;
     if constexpr (P::size == 1 && std::is_same_v<P, scalar_pack<typename P::value_type>>) lanes_out[0] = value.value;
     else value.store_unaligned(lanes_out.data());
@@ -145,21 +145,21 @@ template <class P>
 
 /// A register holding `values`, lowest lane first.
 template <class P>
-[[nodiscard]] P from_array(const std::array<typename P::value_type, P::size>& values) noexcept {
+[[nodiscard, gnu::always_inline]] inline P from_array(const std::array<typename P::value_type, P::size>& values) noexcept {
     if constexpr (std::is_same_v<P, scalar_pack<typename P::value_type>>) return P(values[0]);
     else return P::load_unaligned(values.data());
 }
 
 /// Every lane set to `value`.
 template <builtin_element T>
-[[nodiscard]] pack<T> broadcast(compute_t<T> value) noexcept {
+[[nodiscard, gnu::always_inline]] inline pack<T> broadcast(compute_t<T> value) noexcept {
     return pack<T>(value);
 }
 
 /// Loads lanes<T> consecutive elements from `source` (any alignment). float16 is widened exactly to float
 /// (F16C when the compiler targets it).
 template <builtin_element T>
-[[nodiscard]] pack<T> load(const T* source) noexcept {
+[[nodiscard, gnu::always_inline]] inline pack<T> load(const T* source) noexcept {
     using P = pack<T>;
     if constexpr (std::is_same_v<T, float16>) {
 #if TENSOROPS_X86_INTRINSICS && defined(__F16C__)
@@ -187,7 +187,7 @@ template <builtin_element T>
 /// Stores the lanes of `value` to lanes<T> consecutive elements at `destination` (any alignment).
 /// float16 is rounded once, to nearest even.
 template <builtin_element T>
-void store(T* destination, const pack<T>& value) noexcept {
+[[gnu::always_inline]] inline void store(T* destination, const pack<T>& value) noexcept {
     using P = pack<T>;
     if constexpr (std::is_same_v<T, float16>) {
 #if TENSOROPS_X86_INTRINSICS && defined(__F16C__)
@@ -219,7 +219,7 @@ void store(T* destination, const pack<T>& value) noexcept {
 /// 32- and 64-bit lanes), else through an array (a store-forwarding stall: with 64-byte registers, rows of 3 floats
 /// reduced at 0.7 GB/s that way).
 template <builtin_element T>
-[[nodiscard]] pack<T> load_partial(const T* source, std::size_t count, compute_t<T> fill) noexcept {
+[[nodiscard, gnu::always_inline]] inline pack<T> load_partial(const T* source, std::size_t count, compute_t<T> fill) noexcept {
 #if TENSOROPS_X86_INTRINSICS && defined(__AVX512F__)
     if constexpr (!std::is_same_v<T, float16> && sizeof(compute_t<T>) == sizeof(T) && sizeof(typename pack<T>::register_type) == 64) {
         using P = pack<T>;
@@ -264,7 +264,7 @@ template <builtin_element T>
 
 /// Stores the low `count` (≤ lanes<T>) lanes; writes nothing past destination[count - 1].
 template <builtin_element T>
-void store_partial(T* destination, const pack<T>& value, std::size_t count) noexcept {
+[[gnu::always_inline]] inline void store_partial(T* destination, const pack<T>& value, std::size_t count) noexcept {
     const auto values = to_array(value);
     for (std::size_t i = 0; i < count; ++i) destination[i] = static_cast<T>(values[i]);
 }
@@ -274,7 +274,7 @@ void store_partial(T* destination, const pack<T>& value, std::size_t count) noex
 
 /// Lane i is a[i] where condition[i], else b[i].
 template <class P>
-[[nodiscard]] P select(const mask_of<P>& condition, const P& a, const P& b) noexcept {
+[[nodiscard, gnu::always_inline]] inline P select(const mask_of<P>& condition, const P& a, const P& b) noexcept {
 #if TENSOROPS_HAS_XSIMD
     return xsimd::select(condition, a, b);
 #else
@@ -296,7 +296,7 @@ template <class Pattern, class P>
 /// Lanes holding NaN (none for integer registers). (xsimd's `!=` on floats is an ordered compare, false
 /// for NaN, so `x != x` cannot be used to find NaN.)
 template <class P>
-[[nodiscard]] mask_of<P> is_nan(const P& value) noexcept {
+[[nodiscard, gnu::always_inline]] inline mask_of<P> is_nan(const P& value) noexcept {
     if constexpr (!std::is_floating_point_v<typename P::value_type>) return mask_of<P>(false);
 #if TENSOROPS_HAS_XSIMD
     else return xsimd::isnan(value);
@@ -332,7 +332,7 @@ using lane_index_pack = typename detail::lane_index_of<P>::type;
 /// register P (same lane width).
 template <class P, class Q>
     requires(sizeof(typename P::value_type) == sizeof(typename Q::value_type) && P::size == Q::size)
-[[nodiscard]] Q select_lanes(const mask_of<P>& condition, const Q& a, const Q& b) noexcept {
+[[nodiscard, gnu::always_inline]] inline Q select_lanes(const mask_of<P>& condition, const Q& a, const Q& b) noexcept {
 #if TENSOROPS_HAS_XSIMD
     return xsimd::bitwise_cast<Q>(xsimd::select(condition, xsimd::bitwise_cast<P>(a), xsimd::bitwise_cast<P>(b)));
 #else
@@ -344,7 +344,7 @@ template <class P, class Q>
 /// compare its two halves with zero (four instructions), its bitwise_andnot puts the complement on `a` for vector
 /// registers and on `b` for AVX-512 bit masks, and its `^` of AVX-512 masks is an or — none of them is used here.
 template <class M>
-[[nodiscard]] M and_not(const M& a, const M& b) noexcept {
+[[nodiscard, gnu::always_inline]] inline M and_not(const M& a, const M& b) noexcept {
 #if TENSOROPS_HAS_XSIMD
 #if TENSOROPS_X86_INTRINSICS
     // Dispatch on the mask's size and lane type (vector register types as template arguments lose their attributes).
@@ -376,7 +376,7 @@ template <class M>
 
 /// True when any lane of the mask is set.
 template <class M>
-[[nodiscard]] bool any(const M& condition) noexcept {
+[[nodiscard, gnu::always_inline]] inline bool any(const M& condition) noexcept {
 #if TENSOROPS_HAS_XSIMD
     return xsimd::any(condition);
 #else
@@ -387,7 +387,7 @@ template <class M>
 /// True when some lane is set in `a` and not in `b`: any(and_not(a, b)), in one instruction where masks are vector
 /// registers of floats or doubles and AVX is there (vtestps / vtestpd: their carry flag tests b's complement and a).
 template <class M>
-[[nodiscard]] bool any_and_not(const M& a, const M& b) noexcept {
+[[nodiscard, gnu::always_inline]] inline bool any_and_not(const M& a, const M& b) noexcept {
 #if TENSOROPS_X86_INTRINSICS && defined(__AVX__)
     using lane = typename M::batch_type::value_type;  // masks of vector registers (AVX-512 has bit masks, of 1–8 bytes)
     constexpr bool is_float = std::is_same_v<lane, float>, is_double = std::is_same_v<lane, double>;
