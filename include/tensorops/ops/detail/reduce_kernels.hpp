@@ -3,8 +3,9 @@
 // Kernels never validate and never throw. They receive a planned nest (operand 0 = output, with stride 0 on
 // the reduced dimensions; operand 1 = input), the set of planned dimensions that are reduced, and a policy
 // (reductions.hpp). Layouts:
-//   short    the group is one contiguous run of at most short_row_elements (2 KiB of floats; shorter than a vector too): eight
-//            outputs at a time, one accumulator each, their horizontal steps folded into one register;
+//   short    the group is one contiguous run of at most short_row_limit elements (2 KiB of floats, log-sum-exp 512 B;
+//            shorter than a vector too): eight outputs at a time, one accumulator each, their horizontal steps folded
+//            into one register;
 //   inner    the innermost dimension is reduced and contiguous in the input: for each output, several vector
 //            accumulators run along the contiguous runs of its group; one horizontal step per output;
 //   outer    the innermost dimension is kept and contiguous in input and output (narrower than a vector only when
@@ -595,17 +596,22 @@ auto reduce_run_in_blocks(const executor_ref* exec, const T* x, std::size_t leng
 /// The log-sum-exp of one contiguous run of `length` elements, finished: a run of one stretch of a vectorisable type
 /// from its one pass (log_sum_exp_one_pass) and the reference (finish_from_reference: its terms neither brought to
 /// the maximum's shift nor merged; f32 rows of 1024 in cache 1.30 ns a vector against 1.48 through the stretch's
-/// state), any other from its blocks' state (reduce_run_in_blocks, on *exec if not null). The same bits whatever
-/// exec, and wherever the run lies (a line alone or a row of many).
+/// state) or, where that pass does not serve, its two passes; any other from its blocks' state (reduce_run_in_blocks,
+/// on *exec if not null). The same bits whatever exec, and wherever the run lies (a line alone or a row of many).
 template <class T, class R>
 T log_sum_exp_of_run(const executor_ref* exec, const T* x, std::size_t length, std::size_t count, const R& r) {
+    const auto finish = [&](const log_sum_exp_state<typename R::accumulator>& state) {
+        return r.finish(state.sum, count, R::shift_for(state.maximum));
+    };
     if constexpr (R::vectorizable) {
         if (length >= 1 && length <= lse_stretch) {
-            if (const auto one = log_sum_exp_one_pass(x, length); one.served) return R::finish_from_reference(one.sum, one.reference);
+            const auto one = log_sum_exp_one_pass(x, length);
+            if (one.served) return R::finish_from_reference(one.sum, one.reference);
+            // What the run's one block of one stretch would come to, without that stretch's one pass done again.
+            return finish(log_sum_exp_two_passes(x, length));
         }
     }
-    const auto state = reduce_run_in_blocks(exec, x, length, r);
-    return r.finish(state.sum, count, R::shift_for(state.maximum));
+    return finish(reduce_run_in_blocks(exec, x, length, r));
 }
 
 /// Log-sum-exp state of one group's runs (`runs`: the group without its innermost dimension; each run `length`
