@@ -10,29 +10,16 @@ namespace tensorops::simd {
 /// Size of the unit the memory system moves (every x86-64 and most ARM cores).
 inline constexpr std::size_t cache_line_bytes = 64;
 
-/// How far ahead of their loads the read-only streaming kernels (reductions, argmax/argmin) prefetch (bytes).
-/// Float max over 64 MiB read at ~80 % of the read limit without hints, ~100 % with them (Intel host, 2 KiB). On an
-/// AMD Zen 5, 4 KiB against 2 KiB, 64 MiB of f32 rows of 4 KiB reduced over the rows (interleaved, three rounds):
-/// SUM 46.4–46.8 against 31–46 GB/s, MAX 42.1–42.6 against 38–43, ARGMAX 41.6–42.2 against 33–39, a single line
-/// 56 against 45–56 — never slower, and steadier. (With no hints at all, the rows' ends stall the stream there.)
-/// Then 8 KiB against 4 KiB, each pass against a read probe of the same bytes right after it (best of 15, the two
-/// distances alternated in one process, four rounds): rows of 4 KiB SUM 1.25–1.47 against 1.32–1.70 ms, MAX 1.31–1.53
-/// against 1.45–1.70, ARGMAX 1.42–1.44 against 1.55–1.58; one line of 64 MiB SUM 1.40 against 1.50, ARGMAX 1.39
-/// against 1.53 ms. Rows of 1 KiB, which the short-row kernel takes, were 3–10 % slower with 8 KiB: they keep
-/// short_row_prefetch_distance.
-inline constexpr std::ptrdiff_t read_prefetch_distance = 8192;
+/// Bytes of a base page of virtual memory, the unit one address translation covers (x86-64; ARM kernels with 4 KiB
+/// granules). Bigger pages only make prefetch_page_ahead hint more often than it needs to, never wrongly.
+inline constexpr std::size_t page_bytes = 4096;
 
-/// How far ahead of a row's start the short-row kernel (rows of at most 2 KiB) prefetches (bytes): see above.
-inline constexpr std::ptrdiff_t short_row_prefetch_distance = 4096;
-
-/// How far ahead of the row they are reading the outer kernels (rows combined lane-wise into a row of accumulators in
-/// L1; ops/detail/reduce_kernels.hpp) prefetch: at least this many bytes, a whole number of rows on. On an AMD Zen 5,
-/// 64 MiB of f32 rows of 4 KiB reduced over the rows, each pass against a read probe of the same bytes right after it
-/// (best of 15, three rounds, two binaries alternated): a hint per cache line 8 KiB ahead against none, SUM 0.90–0.93×
-/// the probe's speed against 0.77–0.87×, MAX 0.90–0.91× against 0.81–0.83×. In a hand-written prototype 4 KiB ahead
-/// gained less (SUM 0.84–0.95×, MAX 0.80–0.87×, against 0.87–0.89× and 0.95–0.99× at 8 KiB), and all the hints of a
-/// row at its start, rather than one per line as it goes, were slower than none.
-inline constexpr std::ptrdiff_t outer_prefetch_distance = 8192;
+/// How far ahead of their reads the streaming kernels hint each page they will enter (bytes; see prefetch_page_ahead).
+/// On an AMD Zen 5 KVM guest, 64 MiB of f32 rows of 4 KiB reduced over the rows, the hints 8, 16, 32 and 64 KiB ahead
+/// (alternated, best of 10, three rounds): SUM 1.12–1.15, 1.06–1.11, 0.97–1.00, 0.96–1.00 ns per 8 floats; MAX
+/// 1.23–1.28, 1.20–1.26, 1.08–1.12, 1.04–1.14. A plain vector sum of 64 MiB: 28–30 GB/s at 32 KiB, 28–34 at 64 KiB,
+/// 32–35 at 128 KiB.
+inline constexpr std::ptrdiff_t page_prefetch_distance = 65536;
 
 /// Asks the memory system to start reading the `bytes` bytes that begin `distance` bytes from `address`
 /// (negative: before it), one hint per cache line. A hint only: those bytes may lie outside any object — a
@@ -53,6 +40,39 @@ inline constexpr std::ptrdiff_t outer_prefetch_distance = 8192;
     (void)distance;
     (void)bytes;
 #endif
+}
+
+/// One step of a kernel that walks memory upward, the step reading [address, address + bytes) with bytes ≤ page_bytes:
+/// hints the first cache line of the page that begins in [address + distance, address + distance + bytes), if one does.
+/// A walk whose steps tile its stream thus hints each page it will enter, once, `distance` bytes before it gets there.
+/// A hint only, as prefetch_ahead (the address may lie outside any object).
+///
+/// Why pages and not lines: the hardware prefetchers follow a stream within a page and stop at its end, and the first
+/// read of a page waits for its address translation — a page walk, which under virtualisation (nested page tables)
+/// costs several dependent memory reads, and which no hardware prefetcher starts early. A hint at the page's first line
+/// runs that walk, and starts the page's stream, while the kernel is still reading pages before it. On an AMD Zen 5 KVM
+/// guest whose memory is in 4 KiB pages (transparent huge pages only on madvise, as Debian sets it), a plain vector sum
+/// of 64 MiB of f32 (alternated, best of 15, four rounds) read 16–24 GB/s without hints, 28–34 GB/s with one hint per
+/// page 64 KiB ahead, 16–21 GB/s with one hint per line 8 KiB ahead (what the reductions did before) and 23–26 GB/s
+/// with both; the same buffer in 2 MiB pages read 29–40 GB/s without hints and 35–37 with the page hints. The library's
+/// reductions (64 MiB of f32 [16384, 1024], best of 10, three rounds, GB/s, per-line hints → page hints): SUM over the
+/// contiguous axis 14–20 → 29–31, MAX 15–18 → 30–31, over all axes 18–19 → 29–33; over the rows (outer kernel) SUM
+/// 2.0–2.2 → 0.96–1.0 ns per 8 floats.
+[[gnu::always_inline]] inline void prefetch_page_ahead(const void* address, std::ptrdiff_t distance, std::size_t bytes) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(address) + static_cast<std::uintptr_t>(distance);
+    const std::uintptr_t page = (first + page_bytes - 1) & ~static_cast<std::uintptr_t>(page_bytes - 1);
+    if (page - first < bytes) __builtin_prefetch(reinterpret_cast<const void*>(page), 0, 3);
+#else
+    (void)address;
+    (void)distance;
+    (void)bytes;
+#endif
+}
+
+/// prefetch_page_ahead at page_prefetch_distance: what a kernel reading one stream upward calls once per step.
+[[gnu::always_inline]] inline void prefetch_stream_ahead(const void* address, std::size_t bytes) noexcept {
+    prefetch_page_ahead(address, page_prefetch_distance, bytes);
 }
 
 /// Gather's and scatter's copies (ops/detail/index_tuples.hpp, move_slices): how many index tuples ahead they hint

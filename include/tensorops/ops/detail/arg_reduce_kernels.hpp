@@ -277,7 +277,7 @@ template <bool Maximum, bool Last, class T>
         std::size_t s = 2;
         for (; s + 2 <= steps; s += 2) {
             const T* at = x + s * S;
-            simd::prefetch_ahead(at, simd::read_prefetch_distance, 2 * S * sizeof(T));
+            simd::prefetch_stream_ahead(at, 2 * S * sizeof(T));
             update(0, at);
             update(1, at + S);
         }
@@ -345,7 +345,7 @@ void arg_reduce_inner(const T* input, const index_output& output, const reduce_n
 
 /// The running best (value, flat index) of `width` columns against one more row, `index` its flat index (rows
 /// come in walk order, see above). `first`: there is no running best yet, the row and its index become it.
-/// Hints the memory `ahead` bytes past the row (rows_ahead_bytes).
+/// Hints the row `ahead` bytes on (rows_ahead_bytes).
 template <bool Maximum, bool Last, class T, class C, class L>
 void arg_update_row(const T* row, std::ptrdiff_t index, C* best, L* best_index, std::size_t width, bool first, std::ptrdiff_t ahead) {
     using P = simd::pack<T>;

@@ -175,9 +175,10 @@ void reduce_strided(const T* input, T* output, const reduce_nests<>& parts, std:
 // Algorithm. For each output, the group is a set of contiguous runs (the innermost reduced dimension) placed
 // by the other reduced dimensions. inner_accumulators vector accumulators take that many vectors per step, so
 // as many independent dependency chains hide the latency of the combining instruction (a NaN-propagating max
-// is three instructions deep); run ends narrower than a vector go to a scalar accumulator. The loop prefetches
-// simd::read_prefetch_distance bytes ahead: when the combining step is more than an add, the hardware prefetchers alone
-// fall behind (float max read 64 MiB at ~80 % of the read limit without it, ~100 % with it). The accumulators
+// is three instructions deep); run ends narrower than a vector go to a scalar accumulator. The loop hints each page
+// simd::page_prefetch_distance bytes before it gets there (simd::prefetch_stream_ahead: the hardware prefetchers stop
+// at a page's end, and its address translation would stall the stream; earlier, a hint per line 8 KiB ahead had
+// helped float max, which without hints read 64 MiB at ~80 % of the read limit on an Intel host). The accumulators
 // are folded into a block total every cascade_block elements per lane and the blocks combined pairwise (a
 // cascade) — for accuracy in float sums, and for every reduction with R::line_blocks so that one long line can
 // be cut into pieces bit-identically (reduce_line_in_chunks). One horizontal step per output. A group of more than
@@ -263,7 +264,7 @@ struct inner_runs {
             std::size_t now = (length - j) / (U * W);
             if constexpr (R::line_blocks) now = std::min(now, cascade_block - steps);
             for (std::size_t s = 0; s < now; ++s, j += U * W) {
-                simd::prefetch_ahead(x + j, simd::read_prefetch_distance, U * W * sizeof(T));
+                simd::prefetch_stream_ahead(x + j, U * W * sizeof(T));
                 iter::unrolled<U>([&](auto k) { acc[k] = r.combine_lanes(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes)); });
             }
             end_steps(acc, steps, now);
@@ -408,7 +409,7 @@ typename R::accumulator reduce_contiguous(const T* x, std::size_t count, const R
     acc.fill(P(static_cast<C>(r.identity())));
     std::size_t j = 0;
     for (; j + U * W <= count; j += U * W) {
-        simd::prefetch_ahead(x + j, simd::read_prefetch_distance, U * W * sizeof(T));
+        simd::prefetch_stream_ahead(x + j, U * W * sizeof(T));
         iter::unrolled<U>([&](auto k) { acc[k] = combine(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes)); });
     }
     for (; j + W <= count; j += W) acc[0] = combine(acc[0], r.lift_lanes(simd::load(x + j), shift_lanes));
@@ -448,8 +449,8 @@ struct log_sum_exp_terms {
 /// stretch whose top or sum is not finite, or whose reference does not serve top (reference_serves: top more than
 /// ~66 above the first vectors' maximum, or |k| above 2^20), is not `served`, and its caller redoes it in two passes.
 /// The row end is loaded with −inf in the missing lanes (a term of at most 2^−124 for float lanes, below half an ulp
-/// of the sum, whose largest term is at least 2^−1). The walk hints the lines read_prefetch_distance ahead, so the
-/// next stretch is read from memory while this one computes.
+/// of the sum, whose largest term is at least 2^−1). The walk hints the pages ahead (simd::prefetch_stream_ahead), and
+/// the hardware prefetchers read the next stretch from memory while this one computes.
 /// Against the two passes it replaced (the maximum, then the terms over top's reference from L1), f32 in cache on a
 /// Zen 5 with AVX2, ns a vector of 8: rows of 1024 1.71 → 1.48 (1.30 finished from the reference, see
 /// log_sum_exp_of_run), one line of 64 Ki 1.45 → 1.28. One pair of accumulators ran at 1.35, three at 1.50 and four
@@ -480,7 +481,7 @@ log_sum_exp_terms<simd::compute_t<T>> log_sum_exp_one_pass(const T* x, std::size
     acc.fill(top_and_sum{P(lowest), P(C(0))});
     std::size_t j = 0;
     for (; j + U * W <= full; j += U * W) {
-        simd::prefetch_ahead(x + j, simd::read_prefetch_distance, U * W * sizeof(T));  // as reduce_contiguous
+        simd::prefetch_stream_ahead(x + j, U * W * sizeof(T));  // as reduce_contiguous
         iter::unrolled<U>([&](auto k) {
             auto& a = acc[k % pairs];
             a = add(a, simd::load(x + j + k * W));
@@ -652,8 +653,9 @@ log_sum_exp_state<typename R::accumulator> log_sum_exp_of_runs(const executor_re
 // combined in order into one accumulator — its last, partial vector read as the row's last W elements with the
 // lanes already counted set to the identity, a run shorter than a vector as one partial load — and the group's
 // accumulators are folded into one register by simd::reduce_lanes_of_rows, lane p holding row p's combination,
-// which is finished lane-wise and written. Each row prefetches simd::short_row_prefetch_distance bytes past its start (the
-// rows to come, when they lie back to back). A row's arithmetic does not depend on its group (a short group repeats
+// which is finished lane-wise and written. Each row hints the pages simd::page_prefetch_distance past it (the rows to
+// come, when they lie back to back; 64 MiB of f32 rows of 256 and 64, SUM 11–12 → 13–13.5 and 13.5–14 → 18–21 GB/s
+// against a hint per line 4 KiB ahead, Zen 5 guest in 4 KiB pages). A row's arithmetic does not depend on its group (a short group repeats
 // its last row), so pieces of the outputs on any executor compute what the whole does. Log-sum-exp reads the group
 // twice: its maxima first, then the sums of e^(x − shift) (from L1). Float sums: one accumulator of ≤ 64
 // elements per lane, then the lanes pairwise (the general kernel sums up to cascade_block = 128 per lane).
@@ -699,7 +701,7 @@ template <class T, class R, std::size_t G, class Shift>
         });
     } else {
         iter::unrolled<G>([&](auto k) {
-            simd::prefetch_ahead(rows[k], simd::short_row_prefetch_distance, length * sizeof(T));
+            simd::prefetch_stream_ahead(rows[k], length * sizeof(T));
             acc[k] = r.lift_lanes(simd::load(rows[k]), shift_of(k));
         });
         std::size_t j = W;
@@ -1028,32 +1030,40 @@ template <class T, class Step>
                    [tail](auto* p, const auto& v) { simd::store_partial(p, v, tail); });
 }
 
-/// for_each_row_vector, walking the row whose lanes start at `row` a cache line at a time and hinting, once per line,
-/// the line `ahead` bytes past it (see rows_ahead_bytes): what the outer kernels read, one vector per step_lanes.
-template <class T, class Step>
-[[gnu::always_inline]] inline void for_each_row_vector_prefetching(const T* row, std::ptrdiff_t ahead, std::size_t width, Step&& step_lanes) {
-    constexpr std::size_t W = simd::lanes<T>;
-    constexpr std::size_t per_line = std::max<std::size_t>(1, simd::cache_line_bytes / (W * sizeof(T)));  // vectors per line
-    const auto load = [](const auto* p) { return simd::load(p); };
-    const auto store = [](auto* p, const auto& v) { simd::store(p, v); };
-    std::size_t j = 0;
-    for (; j + per_line * W <= width; j += per_line * W) {
-        simd::prefetch_ahead(row + j, ahead, 1);
-        for (std::size_t k = 0; k < per_line; ++k) step_lanes(j + k * W, load, store);
-    }
-    if (j == width) return;
-    simd::prefetch_ahead(row + j, ahead, 1);  // the last line, less than whole
-    for_each_row_vector<T>(width - j, [&](std::size_t i, const auto& load_rest, const auto& store_rest) { step_lanes(j + i, load_rest, store_rest); });
-}
-
 /// How far ahead (bytes, signed) an outer kernel walking rows `pitch` elements apart hints: the row at least
-/// simd::outer_prefetch_distance bytes on (the next row for wider pitches; none for a pitch of 0).
+/// simd::page_prefetch_distance bytes on (none for a pitch of 0).
 template <class T>
 [[nodiscard]] constexpr std::ptrdiff_t rows_ahead_bytes(std::ptrdiff_t pitch) noexcept {
     const std::ptrdiff_t bytes = pitch * static_cast<std::ptrdiff_t>(sizeof(T));
     if (bytes == 0) return 0;
     const std::ptrdiff_t size = bytes < 0 ? -bytes : bytes;
-    return bytes * ((simd::outer_prefetch_distance + size - 1) / size);
+    return bytes * ((simd::page_prefetch_distance + size - 1) / size);
+}
+
+/// for_each_row_vector, walking the row whose lanes start at `row` a cache line at a time and hinting the row `ahead`
+/// bytes on (rows_ahead_bytes; 0: none): its first line, then each page that begins in it (simd::prefetch_page_ahead).
+/// What the outer kernels read, one vector per step_lanes.
+/// Pages, not lines: 64 MiB of f32 [16384, 1024] reduced over the rows on an AMD Zen 5 guest in 4 KiB pages, SUM ran at
+/// 2.0–2.5 ns per 8 floats with a hint per line 8 KiB ahead (what this walk did before), 0.96–1.0 with the page hints;
+/// MAX 2.0–2.2 → 1.03–1.08, float16 SUM 0.97–1.12 → 0.59–0.65 ns per 8 halves. Where the rows are not back to back
+/// ([8192, 4000], [128, 262144]: read a panel at a time, the stream breaking at each row's end) hints per line
+/// as well as per page were no faster (2.7–3.4 ns per 8 floats either way).
+template <class T, class Step>
+[[gnu::always_inline]] inline void for_each_row_vector_prefetching(const T* row, std::ptrdiff_t ahead, std::size_t width, Step&& step_lanes) {
+    constexpr std::size_t W = simd::lanes<T>;
+    constexpr std::size_t per_line = std::max<std::size_t>(1, simd::cache_line_bytes / (W * sizeof(T)));  // vectors per line
+    constexpr std::size_t line_bytes = per_line * W * sizeof(T);
+    const auto load = [](const auto* p) { return simd::load(p); };
+    const auto store = [](auto* p, const auto& v) { simd::store(p, v); };
+    if (ahead != 0) simd::prefetch_ahead(row, ahead, 1);  // the page the row ahead starts in
+    std::size_t j = 0;
+    for (; j + per_line * W <= width; j += per_line * W) {
+        if (ahead != 0) simd::prefetch_page_ahead(row + j, ahead, line_bytes);
+        for (std::size_t k = 0; k < per_line; ++k) step_lanes(j + k * W, load, store);
+    }
+    if (j == width) return;
+    if (ahead != 0) simd::prefetch_page_ahead(row + j, ahead, line_bytes);  // the last line, less than whole
+    for_each_row_vector<T>(width - j, [&](std::size_t i, const auto& load_rest, const auto& store_rest) { step_lanes(j + i, load_rest, store_rest); });
 }
 
 template <class C>
@@ -1062,7 +1072,7 @@ void fill_row(C* row, std::size_t width, C value) {
 }
 
 /// accumulators[j] ∘= the input row's lane j lifted, for lanes 0 … width − 1 (reductions that are not shifted);
-/// hints the memory `ahead` bytes past the row (rows_ahead_bytes; 0: the row itself, no hint worth the name).
+/// hints the row `ahead` bytes on (rows_ahead_bytes; 0: none).
 template <class T, class R>
 void fold_row(const T* row, simd::compute_t<T>* accumulators, std::size_t width, const R& r, std::ptrdiff_t ahead = 0) {
     static_assert(!R::shifted, "log-sum-exp folds its rows in log_sum_exp_block");
@@ -1094,7 +1104,7 @@ template <class T>
     return std::max<std::size_t>(1, std::min(wanted, panel / width));
 }
 
-/// Calls visit(row, lanes, ahead) for the group's rows from `base` in order, one at a time: each row is `fuse`
+/// Calls visit(row, lanes, hints) for the group's rows from `base` in order, one at a time: each row is `fuse`
 /// back-to-back rows of `width` (lanes = fuse · width) while whole ones remain in the line, then single rows
 /// (lanes = width); `ahead` is what to prefetch, rows_ahead_bytes of the line's pitch.
 template <class T, class Visit>
@@ -1500,7 +1510,7 @@ bool reduce_line_in_chunks(const executor_ref& exec, const T* x, T* y, std::size
             std::array<P, U> acc;
             acc.fill(identity);
             for (std::size_t step = 0; step < cascade_block; ++step, at += U * W) {
-                simd::prefetch_ahead(at, simd::read_prefetch_distance, U * W * sizeof(T));
+                simd::prefetch_stream_ahead(at, U * W * sizeof(T));
                 iter::unrolled<U>([&](auto k) { acc[k] = combine(acc[k], r.lift_lanes(simd::load(at + k * W), shift_lanes)); });
             }
             own.push(combine_all(acc, combine), combine);
