@@ -1,6 +1,6 @@
 // bench/bandwidth.cpp — the machine's limits as visible benchmarks, and peer smoke tests.
 //
-// BM_read_limit_64MiB / BM_copy_limit_64MiB run the same probes the limits are measured with and raise the
+// BM_read_limit_64MiB / BM_copy_limit_64MiB / BM_copy_memcpy_64MiB run the probes the limits are measured with and raise the
 // limits whenever one of their passes beats the best so far; their pct counters are therefore ≤ 100.
 // The peer benchmarks prove the optional Eigen / xtensor plumbing and record what those libraries reach
 // on the simplest cases (whole-buffer f32 sum, 1-D f32 cumulative sum), the figures later operator
@@ -49,6 +49,20 @@ void BM_copy_limit_64MiB(benchmark::State& state) {
     });
 }
 BENCHMARK(BM_copy_limit_64MiB)->Apply(tb::defaults);
+
+// The C library's memcpy of the same buffers (the limit keeps the faster of the two copies).
+void BM_copy_memcpy_64MiB(benchmark::State& state) {
+    const auto src = tb::copy_limit_source();
+    const auto dst = tb::copy_limit_destination();
+    tb::run(state, static_cast<std::int64_t>(2 * tb::limit_bytes), tb::limit::copy, [&] {
+        const double t0 = tb::thread_cpu_seconds();
+        tb::copy_probe_memcpy(dst.data(), src.data(), tb::limit_bytes);
+        benchmark::DoNotOptimize(dst.data());
+        benchmark::ClobberMemory();
+        tb::observe(tb::limit::copy, 2.0 * static_cast<double>(tb::limit_bytes) / (tb::thread_cpu_seconds() - t0));
+    });
+}
+BENCHMARK(BM_copy_memcpy_64MiB)->Apply(tb::defaults);
 
 // The same copy with non-temporal stores (not a limit: it shows how far above the memcpy limit an
 // operator that streams its output could go).

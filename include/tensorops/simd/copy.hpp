@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "pack.hpp"
+#include "prefetch.hpp"
 
 namespace tensorops::simd {
 
@@ -56,6 +57,32 @@ inline constexpr std::size_t inline_copy_max_bytes = 2048;
     }
     for (; offset + block <= bytes; offset += block) copy_block(destination + offset, source + offset);
     if (offset < bytes) copy_block(destination + bytes - block, source + bytes - block);
+}
+
+/// Copies of at least this many bytes take copy_stream's loop rather than memcpy (below it the data mostly lives in
+/// the caches, where glibc's memcpy was faster: 1 MiB 97–103 against 93 GB/s).
+inline constexpr std::size_t stream_copy_min_bytes = std::size_t{4} << 20;
+
+/// Copies `bytes` bytes from `source` to `destination`, which must not overlap; same result as memcpy.
+/// Algorithm: copies of at least stream_copy_min_bytes go four registers (copy_block) per step, each step hinting the
+/// page of the source and of the destination page_prefetch_distance ahead (prefetch_stream_ahead; the destination's for
+/// writing); the rest, and shorter copies, go to memcpy. Why: glibc's memcpy crosses each 4 KiB page of a long copy
+/// without warning — on an AMD Zen 5 KVM guest (4 KiB pages) a 64 MiB memcpy moved 16–19 GB/s (read + written), this
+/// loop 23–25; 16 MiB 33–38 against 38–39; 256 MiB 21 against 22–23 (best of 15, four rounds, alternated).
+inline void copy_stream(std::byte* destination, const std::byte* source, std::size_t bytes) noexcept {
+    constexpr std::size_t step = 4 * copy_block_bytes;
+    std::size_t offset = 0;
+    if (bytes >= stream_copy_min_bytes) {
+        for (; offset + step <= bytes; offset += step) {
+            prefetch_stream_ahead(source + offset, step);
+            prefetch_stream_ahead<true>(destination + offset, step);
+            copy_block(destination + offset, source + offset);
+            copy_block(destination + offset + copy_block_bytes, source + offset + copy_block_bytes);
+            copy_block(destination + offset + 2 * copy_block_bytes, source + offset + 2 * copy_block_bytes);
+            copy_block(destination + offset + 3 * copy_block_bytes, source + offset + 3 * copy_block_bytes);
+        }
+    }
+    std::memcpy(destination + offset, source + offset, bytes - offset);
 }
 
 }  // namespace tensorops::simd

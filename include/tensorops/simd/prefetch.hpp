@@ -42,6 +42,17 @@ inline constexpr std::ptrdiff_t page_prefetch_distance = 65536;
 #endif
 }
 
+/// Hints that the cache line holding `address` will be written (ForWrite; x86: prefetchw where the target has it, else
+/// an ordinary prefetch) or read. A hint only, as prefetch_ahead.
+template <bool ForWrite>
+[[gnu::always_inline]] inline void prefetch_line_as(const void* address) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(address, ForWrite ? 1 : 0, 3);
+#else
+    (void)address;
+#endif
+}
+
 /// One step of a kernel that walks memory upward, the step reading [address, address + bytes) with bytes ≤ page_bytes:
 /// hints the first cache line of the page that begins in [address + distance, address + distance + bytes), if one does.
 /// A walk whose steps tile its stream thus hints each page it will enter, once, `distance` bytes before it gets there.
@@ -58,21 +69,40 @@ inline constexpr std::ptrdiff_t page_prefetch_distance = 65536;
 /// reductions (64 MiB of f32 [16384, 1024], best of 10, three rounds, GB/s, per-line hints → page hints): SUM over the
 /// contiguous axis 14–20 → 29–31, MAX 15–18 → 30–31, over all axes 18–19 → 29–33; over the rows (outer kernel) SUM
 /// 2.0–2.2 → 0.96–1.0 ns per 8 floats.
+template <bool ForWrite = false>
 [[gnu::always_inline]] inline void prefetch_page_ahead(const void* address, std::ptrdiff_t distance, std::size_t bytes) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
     const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(address) + static_cast<std::uintptr_t>(distance);
     const std::uintptr_t page = (first + page_bytes - 1) & ~static_cast<std::uintptr_t>(page_bytes - 1);
-    if (page - first < bytes) __builtin_prefetch(reinterpret_cast<const void*>(page), 0, 3);
-#else
-    (void)address;
-    (void)distance;
-    (void)bytes;
-#endif
+    if (page - first < bytes) prefetch_line_as<ForWrite>(reinterpret_cast<const void*>(page));
 }
 
-/// prefetch_page_ahead at page_prefetch_distance: what a kernel reading one stream upward calls once per step.
+/// prefetch_page_ahead for a kernel that walks memory downward, the step reading [address, address + bytes): hints the
+/// last cache line of the page that ends in [address − distance, address − distance + bytes), if one does — the line at
+/// which the walk will enter that page.
+template <bool ForWrite = false>
+[[gnu::always_inline]] inline void prefetch_page_below(const void* address, std::ptrdiff_t distance, std::size_t bytes) noexcept {
+    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(address) - static_cast<std::uintptr_t>(distance);
+    const std::uintptr_t page_end = (first + bytes) & ~static_cast<std::uintptr_t>(page_bytes - 1);
+    if (page_end - first - 1 < bytes) prefetch_line_as<ForWrite>(reinterpret_cast<const void*>(page_end - 1));
+}
+
+/// What a kernel streaming through memory calls once per step, the step touching [address, address + bytes): the page
+/// hint page_prefetch_distance ahead in the walk's direction (Downward: toward lower addresses), for reading or, with
+/// ForWrite, for writing (an output stream: its pages' translations and lines' ownership are needed just the same).
+template <bool ForWrite = false, bool Downward = false>
 [[gnu::always_inline]] inline void prefetch_stream_ahead(const void* address, std::size_t bytes) noexcept {
-    prefetch_page_ahead(address, page_prefetch_distance, bytes);
+    if constexpr (Downward) prefetch_page_below<ForWrite>(address, page_prefetch_distance, bytes);
+    else prefetch_page_ahead<ForWrite>(address, page_prefetch_distance, bytes);
+}
+
+/// How far ahead (bytes, signed) a kernel walking rows `pitch` elements of T apart hints: the row at least
+/// page_prefetch_distance bytes on (0 for a pitch of 0).
+template <class T>
+[[nodiscard]] constexpr std::ptrdiff_t rows_ahead_bytes(std::ptrdiff_t pitch) noexcept {
+    const std::ptrdiff_t bytes = pitch * static_cast<std::ptrdiff_t>(sizeof(T));
+    if (bytes == 0) return 0;
+    const std::ptrdiff_t size = bytes < 0 ? -bytes : bytes;
+    return bytes * ((page_prefetch_distance + size - 1) / size);
 }
 
 /// Gather's and scatter's copies (ops/detail/index_tuples.hpp, move_slices): how many index tuples ahead they hint
@@ -89,17 +119,6 @@ inline constexpr std::ptrdiff_t page_prefetch_distance = 65536;
 /// How many cache lines of each slice those hints cover: the first four. Past them a long slice is a sequential
 /// stream, which the hardware prefetchers follow.
 inline constexpr std::size_t slice_prefetch_lines = 4;
-
-/// Hints that the cache line holding `address` will be written (ForWrite; x86: prefetchw where the target has it, else
-/// an ordinary prefetch) or read. A hint only, as prefetch_ahead.
-template <bool ForWrite>
-[[gnu::always_inline]] inline void prefetch_line_as(const void* address) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch(address, ForWrite ? 1 : 0, 3);
-#else
-    (void)address;
-#endif
-}
 
 /// Hints that the cache line holding `address` will be read.
 [[gnu::always_inline]] inline void prefetch_line(const void* address) noexcept { prefetch_line_as<false>(address); }

@@ -345,7 +345,7 @@ void arg_reduce_inner(const T* input, const index_output& output, const reduce_n
 
 /// The running best (value, flat index) of `width` columns against one more row, `index` its flat index (rows
 /// come in walk order, see above). `first`: there is no running best yet, the row and its index become it.
-/// Hints the row `ahead` bytes on (rows_ahead_bytes).
+/// Hints the row `ahead` bytes on (simd::rows_ahead_bytes).
 template <bool Maximum, bool Last, class T, class C, class L>
 void arg_update_row(const T* row, std::ptrdiff_t index, C* best, L* best_index, std::size_t width, bool first, std::ptrdiff_t ahead) {
     using P = simd::pack<T>;
@@ -381,7 +381,7 @@ void arg_reduce_rows(const T* x, const index_output& y, std::size_t width, const
         index_lane* best_index = indices.row(0);
         bool first = true;
         const std::size_t last = group.rank - 1;
-        const std::ptrdiff_t ahead = rows_ahead_bytes<T>(group.strides[1][last]);
+        const std::ptrdiff_t ahead = simd::rows_ahead_bytes<T>(group.strides[1][last]);
         iter::for_each_outer_index(group, last, [&](const std::array<std::ptrdiff_t, 3>& line) {
             const T* row = x + start + line[1];
             std::ptrdiff_t index = index_base + line[2];
@@ -465,7 +465,7 @@ void arg_reduce_rows_in_bands(const executor_ref& exec, const T* x, const index_
         }
         for (std::size_t i = first_row; i < end; ++i)
             arg_update_row<Maximum, Last>(x + static_cast<std::ptrdiff_t>(i) * step, index_base + static_cast<std::ptrdiff_t>(i) * index_step, values,
-                                          indices, width, fresh && i == first_row, rows_ahead_bytes<T>(step));
+                                          indices, width, fresh && i == first_row, simd::rows_ahead_bytes<T>(step));
         finished[band].store(true, std::memory_order_release);
     });
     for (std::size_t band = 1; band < bands; ++band) {

@@ -4,7 +4,7 @@
 //
 // Kernels never validate and never throw. Destination and source never overlap (the operators check it).
 // Per run (one dimension, a destination stride and a source stride), by layout:
-//   assign, both contiguous, trivially copyable T   std::memcpy (glibc picks the widest moves it can)
+//   assign, both contiguous, trivially copyable T   simd::copy_stream (memcpy, or for long copies a loop hinting pages)
 //   assign, source stride 0 (broadcast)              std::fill_n of the one value
 //   add / multiply / max / min, both contiguous,
 //   built-in T                                       pack<T> loads, lane-wise op, stores (float16 widened
@@ -25,6 +25,7 @@
 #include "../../iter/nd_loop.hpp"
 #include "../../iter/plan.hpp"
 #include "../../simd/arithmetic.hpp"
+#include "../../simd/copy.hpp"
 #include "../../simd/minmax.hpp"
 #include "../../simd/pack.hpp"
 
@@ -87,7 +88,7 @@ inline void combine_run(T* destination, std::ptrdiff_t destination_stride, const
             }
         } else if constexpr (std::is_trivially_copyable_v<T>) {
             if (destination_stride == 1 && source_stride == 1) {
-                std::memcpy(static_cast<void*>(destination), static_cast<const void*>(source), count * sizeof(T));
+                simd::copy_stream(reinterpret_cast<std::byte*>(destination), reinterpret_cast<const std::byte*>(source), count * sizeof(T));
                 return;
             }
         }

@@ -1030,18 +1030,8 @@ template <class T, class Step>
                    [tail](auto* p, const auto& v) { simd::store_partial(p, v, tail); });
 }
 
-/// How far ahead (bytes, signed) an outer kernel walking rows `pitch` elements apart hints: the row at least
-/// simd::page_prefetch_distance bytes on (none for a pitch of 0).
-template <class T>
-[[nodiscard]] constexpr std::ptrdiff_t rows_ahead_bytes(std::ptrdiff_t pitch) noexcept {
-    const std::ptrdiff_t bytes = pitch * static_cast<std::ptrdiff_t>(sizeof(T));
-    if (bytes == 0) return 0;
-    const std::ptrdiff_t size = bytes < 0 ? -bytes : bytes;
-    return bytes * ((simd::page_prefetch_distance + size - 1) / size);
-}
-
 /// for_each_row_vector, walking the row whose lanes start at `row` a cache line at a time and hinting the row `ahead`
-/// bytes on (rows_ahead_bytes; 0: none): its first line, then each page that begins in it (simd::prefetch_page_ahead).
+/// bytes on (simd::rows_ahead_bytes; 0: none): its first line, then each page that begins in it (simd::prefetch_page_ahead).
 /// What the outer kernels read, one vector per step_lanes.
 /// Pages, not lines: 64 MiB of f32 [16384, 1024] reduced over the rows on an AMD Zen 5 guest in 4 KiB pages, SUM ran at
 /// 2.0–2.5 ns per 8 floats with a hint per line 8 KiB ahead (what this walk did before), 0.96–1.0 with the page hints;
@@ -1072,7 +1062,7 @@ void fill_row(C* row, std::size_t width, C value) {
 }
 
 /// accumulators[j] ∘= the input row's lane j lifted, for lanes 0 … width − 1 (reductions that are not shifted);
-/// hints the row `ahead` bytes on (rows_ahead_bytes; 0: none).
+/// hints the row `ahead` bytes on (simd::rows_ahead_bytes; 0: none).
 template <class T, class R>
 void fold_row(const T* row, simd::compute_t<T>* accumulators, std::size_t width, const R& r, std::ptrdiff_t ahead = 0) {
     static_assert(!R::shifted, "log-sum-exp folds its rows in log_sum_exp_block");
@@ -1106,13 +1096,13 @@ template <class T>
 
 /// Calls visit(row, lanes, hints) for the group's rows from `base` in order, one at a time: each row is `fuse`
 /// back-to-back rows of `width` (lanes = fuse · width) while whole ones remain in the line, then single rows
-/// (lanes = width); `ahead` is what to prefetch, rows_ahead_bytes of the line's pitch.
+/// (lanes = width); `ahead` is what to prefetch, simd::rows_ahead_bytes of the line's pitch.
 template <class T, class Visit>
 void for_each_row(const T* base, const iter::loop_nest<2>& group, std::size_t width, std::size_t fuse, Visit&& visit) {
     for_each_group_line(base, group, [&](const T* line, std::size_t length, std::ptrdiff_t step) {
         const std::size_t wide = fuse * width;
         const std::ptrdiff_t wide_step = static_cast<std::ptrdiff_t>(fuse) * step;
-        const std::ptrdiff_t wide_ahead = rows_ahead_bytes<T>(wide_step), ahead = rows_ahead_bytes<T>(step);
+        const std::ptrdiff_t wide_ahead = simd::rows_ahead_bytes<T>(wide_step), ahead = simd::rows_ahead_bytes<T>(step);
         std::size_t i = 0;
         for (; i + fuse <= length; i += fuse, line += wide_step) visit(line, wide, wide_ahead);
         for (; i < length; ++i, line += step) visit(line, width, ahead);
@@ -1189,7 +1179,7 @@ void reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_
                 C* running = partial.data() + b * width + start;
                 fill_row(running, w, identity);
                 const T* row = x + start + static_cast<std::ptrdiff_t>(first) * step;
-                for (std::size_t i = first; i < end; ++i, row += step) fold_row(row, running, w, r, rows_ahead_bytes<T>(step));
+                for (std::size_t i = first; i < end; ++i, row += step) fold_row(row, running, w, r, simd::rows_ahead_bytes<T>(step));
             }
         }
     });

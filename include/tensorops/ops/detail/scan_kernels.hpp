@@ -35,6 +35,7 @@
 #include "../../iter/unroll.hpp"
 #include "../../simd/arithmetic.hpp"
 #include "../../simd/pack.hpp"
+#include "../../simd/prefetch.hpp"
 #include "../../simd/scan.hpp"
 #include "../../simd/shuffle.hpp"
 
@@ -145,11 +146,11 @@ void scan_strided(const T* input, T* output, const iter::loop_nest<2>& nest, std
 // element; everything else overlaps across iterations. An exclusive scan shifts each local scan up by one
 // lane (identity entering), which is the same data one position later. A backward line (stride −1, a
 // DECREASING scan over contiguous memory) is the mirror image: blocks are taken from the top down, scanned
-// from the highest lane, and "last" is the lowest lane. No software prefetch: on the Intel host of the first
-// measurements, hints 2 KiB ahead took the 64 MiB scan from ~87 % to ~100 % of memcpy, but on an AMD Zen 5 they
-// cost 5–15 % (f32 lines of 1024 and one line of 16M, forward and backward, f64, int32; neutral for int8 and
-// float16, which the shuffles bind; two threads within the noise): without them the scan runs at 92–100 % of
-// memcpy there (in-process A/B, best of 15, two rounds; bench/RESULTS.md).
+// from the highest lane, and "last" is the lowest lane. Each step hints the input's and the output's page
+// simd::page_prefetch_distance ahead in the walk's direction (simd::prefetch_stream_ahead; the output's for writing):
+// 64 MiB of f32 on an AMD Zen 5 guest in 4 KiB pages, one line 22–25 → 27–30 GB/s (read + written), rows of 1024
+// 22–25 → 28–29, backward 23–25 → 29–33 (best of 12, three rounds, alternated). (Hints per line had been tried
+// before: 2 KiB ahead gained ~13 % on the Intel host of the first measurements but cost 5–15 % on the Zen 5.)
 
 /// One block of a contiguous line: the n elements at traversal positions [0, n) from input / output (stepping
 /// backwards when Backward), scanned from the identity. Writes what Output says (`prefix` is the prefix of a
@@ -186,6 +187,9 @@ typename Scan::accumulator scan_contiguous_block(const T* input, T* output, std:
     std::size_t i = 0;
     if constexpr (W > 1) {
         for (; i + 2 * W <= n; i += 2 * W) {
+            const std::size_t low = Backward ? i + W : i;  // the step's lowest block
+            simd::prefetch_stream_ahead<false, Backward>(block(input, low), 2 * W * sizeof(T));
+            if constexpr (Output != block_output::none) simd::prefetch_stream_ahead<true, Backward>(block(output, low), 2 * W * sizeof(T));
             const P scan_a = simd::scan_lanes<Backward>(simd::load(block(input, i)), op, identity);
             const P scan_b = simd::scan_lanes<Backward>(simd::load(block(input, i + W)), op, identity);
             const P total_a = last(scan_a);
@@ -302,6 +306,22 @@ void scan_rows_carried_by_output(const T* input, T* output, std::size_t n, std::
     }
 }
 
+/// The page hints of a walk along one row (scan_rows_into_carry with R = 1) for the rows some distance on: the input row
+/// `in_ahead` bytes on and the output row `out_ahead` bytes on (simd::rows_ahead_bytes; 0: no hint), read or written in
+/// the direction of the rows' pitch (downward when it is negative; the columns are walked downward when the input's is).
+struct row_hints {
+    std::ptrdiff_t in_ahead = 0, out_ahead = 0;
+
+    /// The hints for the step that reads [x, x + bytes) and writes [y, y + bytes).
+    template <class T>
+    [[gnu::always_inline]] void vector(const T* x, const T* y, std::size_t bytes) const noexcept {
+        if (in_ahead > 0) simd::prefetch_page_ahead(x, in_ahead, bytes);
+        else if (in_ahead < 0) simd::prefetch_page_below(x, -in_ahead, bytes);
+        if (out_ahead > 0) simd::prefetch_page_ahead<true>(y, out_ahead, bytes);
+        else if (out_ahead < 0) simd::prefetch_page_below<true>(y, -out_ahead, bytes);
+    }
+};
+
 /// R consecutive rows (x, y at row 0; steps in_step, out_step) of the columns [j, j + W) or, scalar, of column j:
 /// the running value comes from the carry, passes through the R rows in a register and goes back to the carry.
 template <std::size_t R, bool Exclusive, class T, class Scan, class Running, class Load, class Store>
@@ -321,7 +341,7 @@ template <std::size_t R, bool Exclusive, class T, class Scan, class Running, cla
 /// descending stream, not a sawtooth (up one row, down two). The columns are independent: same results.
 template <std::size_t R, block_output Output, bool Exclusive, class T, class Scan>
 void scan_rows_into_carry(const T* x, T* y, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t width,
-                          simd::compute_t<T>* carry, const simd::compute_t<T>* prefix, const Scan& scan) {
+                          simd::compute_t<T>* carry, const simd::compute_t<T>* prefix, const Scan& scan, const row_hints& hints = {}) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
     using accumulator = typename Scan::accumulator;
@@ -336,6 +356,7 @@ void scan_rows_into_carry(const T* x, T* y, std::ptrdiff_t in_step, std::ptrdiff
             if constexpr (Output == block_output::plain) simd::store(at, running);
             else if constexpr (Output == block_output::prefixed) simd::store(at, scan.lanes(before, running));
         };
+        hints.vector(x + j, y + j, W * sizeof(T));
         simd::store(carry + j, scan_row_group<R, Exclusive>(simd::load(carry + j), x + j, y + j, in_step, out_step, vector_scan,
                                                             vector_load, vector_store));
     };
@@ -434,7 +455,9 @@ void scan_band(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step,
         if (grouped)
             for (; i + group <= n; i += group, x += group_step * in_step, y += group_step * y_step)
                 scan_rows_into_carry<group, Output, Exclusive>(x, y, in_step, y_step, width, carry, before, scan);
-        for (; i < n; ++i, x += in_step, y += y_step) scan_rows_into_carry<1, Output, Exclusive>(x, y, in_step, y_step, width, carry, before, scan);
+        const row_hints hints{simd::rows_ahead_bytes<T>(in_step), Output == block_output::none ? 0 : simd::rows_ahead_bytes<T>(y_step)};
+        for (; i < n; ++i, x += in_step, y += y_step)
+            scan_rows_into_carry<1, Output, Exclusive>(x, y, in_step, y_step, width, carry, before, scan, hints);
     });
 }
 
@@ -451,12 +474,13 @@ void scan_band_as_prefix_arrives(const T* input, T* output, std::size_t n, std::
     for_each_carry_block<T, false>(m, in_step < 0, total, scan, [&](std::size_t first, std::size_t width, C* carry) {
         const T* x = input + first;
         T* y = output + first;
+        const row_hints hints{simd::rows_ahead_bytes<T>(in_step), simd::rows_ahead_bytes<T>(out_step)};
         std::size_t i = 0;
         for (; i < n && prefix == nullptr && (prefix = arriving()) == nullptr; ++i, x += in_step, y += out_step)
-            scan_rows_into_carry<1, block_output::plain, Exclusive>(x, y, in_step, out_step, width, carry, nullptr, scan);
+            scan_rows_into_carry<1, block_output::plain, Exclusive>(x, y, in_step, out_step, width, carry, nullptr, scan, hints);
         plain_rows[first / carry_block_width<T>] = i;
         for (; i < n; ++i, x += in_step, y += out_step)
-            scan_rows_into_carry<1, block_output::prefixed, Exclusive>(x, y, in_step, out_step, width, carry, prefix + first, scan);
+            scan_rows_into_carry<1, block_output::prefixed, Exclusive>(x, y, in_step, out_step, width, carry, prefix + first, scan, hints);
     });
 }
 
