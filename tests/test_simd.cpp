@@ -587,6 +587,30 @@ TEST_CASE("simd: integer lane arithmetic wraps on every path") {
     CHECK(simd::reduce_mul(simd::pack<std::int8_t>(std::int8_t{-128})) == static_cast<std::int8_t>(W<std::int8_t> == 1 ? -128 : 0));
 }
 
+TEST_CASE("simd: copy_stream copies exactly its bytes, below and past its loop's threshold") {
+    // Below stream_copy_min_bytes memcpy does it all; from it on, the hinted loop of four-register steps and memcpy
+    // for the rest (a tail of 0 … step − 1 bytes); source and destination misaligned independently; the bytes around
+    // the destination untouched.
+    test_rng rng("copy_stream");
+    INFO(rng.describe());
+    constexpr std::size_t guard = 64, step = 4 * simd::copy_block_bytes;
+    const std::size_t threshold = simd::stream_copy_min_bytes;
+    std::vector<std::byte> source(threshold + 2 * step + 8);
+    for (auto& b : source) b = static_cast<std::byte>(rng.uniform<int>(0, 255));
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, step, threshold - 1, threshold, threshold + 1, threshold + step - 1,
+                          threshold + step, threshold + 2 * step + 3})
+        for (std::size_t source_shift : {0, 5})
+            for (std::size_t destination_shift : {0, 3, 32}) {
+                std::vector<std::byte> destination(n + 2 * guard), expected;
+                for (std::size_t k = 0; k < destination.size(); k += 97) destination[k] = static_cast<std::byte>(rng.uniform<int>(0, 255));
+                expected = destination;
+                std::memcpy(expected.data() + guard + destination_shift - 32, source.data() + source_shift, n);
+                simd::copy_stream(destination.data() + guard + destination_shift - 32, source.data() + source_shift, n);
+                INFO("length " << n << ", source shift " << source_shift << ", destination shift " << destination_shift);
+                REQUIRE(destination == expected);
+            }
+}
+
 TEST_CASE("simd: copy_bytes copies exactly its bytes, every length and misalignment") {
     // Lengths below one register (memcpy), whole and partial registers, four-register steps, the 2 KiB edge (memcpy
     // past it); source and destination misaligned independently; the bytes around the destination untouched.

@@ -262,6 +262,8 @@ template <bool Maximum, bool Last, class T>
     };
     const std::size_t steps = count / S;
     extreme_site<C> site{};
+    // The page hints tile the block: its first two steps, each pair of steps after them, the last odd step and the tail.
+    simd::prefetch_stream_ahead(x, std::min(count, 2 * S) * sizeof(T));
     if (steps > 0) {
         std::array<P, 2> best{step_extreme(x), steps > 1 ? step_extreme(x + S) : step_extreme(x)};
         std::array<Q, 2> step{Q(L(0)), Q(L(steps > 1 ? 1 : 0))};
@@ -281,7 +283,10 @@ template <bool Maximum, bool Last, class T>
             update(0, at);
             update(1, at + S);
         }
-        if (s < steps) update(0, x + s * S);
+        if (s < steps) {
+            simd::prefetch_stream_ahead(x + s * S, S * sizeof(T));
+            update(0, x + s * S);
+        }
         // The extreme, and the first (Last: last) step among the lanes that hold it.
         const C value = static_cast<C>(extreme.reduce_lanes(extreme.combine_lanes(best[0], best[1])));
         const P target(value);
@@ -294,6 +299,7 @@ template <bool Maximum, bool Last, class T>
         site = {value, winner * S, S};
     }
     if (const std::size_t done = steps * S; done < count) {  // the tail, narrower than a step: scalar
+        if (steps >= 2) simd::prefetch_stream_ahead(x + done, (count - done) * sizeof(T));
         C m = static_cast<C>(x[done]);
         for (std::size_t j = done + 1; j < count; ++j) m = static_cast<C>(extreme.combine(m, static_cast<C>(x[j])));
         if (steps == 0 || replaces_value<Maximum, Last>(m, site.value)) site = {m, done, count - done};

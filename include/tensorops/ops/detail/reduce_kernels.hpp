@@ -269,6 +269,7 @@ struct inner_runs {
             }
             end_steps(acc, steps, now);
         }
+        if (j < length) simd::prefetch_stream_ahead(x + j, (length - j) * sizeof(T));  // the hints tile the run
         for (; j + W <= length; j += W) {
             acc[0] = r.combine_lanes(acc[0], r.lift_lanes(simd::load(x + j), shift_lanes));
             end_steps(acc, steps, 1);
@@ -412,6 +413,7 @@ typename R::accumulator reduce_contiguous(const T* x, std::size_t count, const R
         simd::prefetch_stream_ahead(x + j, U * W * sizeof(T));
         iter::unrolled<U>([&](auto k) { acc[k] = combine(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes)); });
     }
+    if (j < count) simd::prefetch_stream_ahead(x + j, (count - j) * sizeof(T));  // the hints tile the run
     for (; j + W <= count; j += W) acc[0] = combine(acc[0], r.lift_lanes(simd::load(x + j), shift_lanes));
     A total = r.reduce_lanes(combine_all(acc, combine));
     for (; j < count; ++j) total = r.combine(total, r.lift(x[j], shift));
@@ -487,6 +489,7 @@ log_sum_exp_terms<simd::compute_t<T>> log_sum_exp_one_pass(const T* x, std::size
             a = add(a, simd::load(x + j + k * W));
         });
     }
+    if (j < full + tail) simd::prefetch_stream_ahead(x + j, (full + tail - j) * sizeof(T));  // the hints tile the stretch
     for (; j < full; j += W) acc[0] = add(acc[0], simd::load(x + j));
     if (tail != 0) acc[0] = add(acc[0], simd::load_partial(x + full, tail, lowest));
     const auto all = combine_all(acc, [&](const top_and_sum& a, const top_and_sum& b) { return top_and_sum{maximum(a.top, b.top), a.sum + b.sum}; });
