@@ -37,31 +37,24 @@ void BM_read_limit_64MiB(benchmark::State& state) {
 }
 BENCHMARK(BM_read_limit_64MiB)->Apply(tb::defaults);
 
-void BM_copy_limit_64MiB(benchmark::State& state) {
+// One copy of the limit's 64 MiB per iteration with `copy`, each pass raising the copy limit if it is faster.
+void run_copy_limit(benchmark::State& state, void (*copy)(void*, const void*, std::size_t)) {
     const auto src = tb::copy_limit_source();
     const auto dst = tb::copy_limit_destination();
     tb::run(state, static_cast<std::int64_t>(2 * tb::limit_bytes), tb::limit::copy, [&] {
         const double t0 = tb::thread_cpu_seconds();
-        tb::copy_probe(dst.data(), src.data(), tb::limit_bytes);
+        copy(dst.data(), src.data(), tb::limit_bytes);
         benchmark::DoNotOptimize(dst.data());
         benchmark::ClobberMemory();
         tb::observe(tb::limit::copy, 2.0 * static_cast<double>(tb::limit_bytes) / (tb::thread_cpu_seconds() - t0));
     });
 }
+
+void BM_copy_limit_64MiB(benchmark::State& state) { run_copy_limit(state, tb::copy_probe); }
 BENCHMARK(BM_copy_limit_64MiB)->Apply(tb::defaults);
 
 // The C library's memcpy of the same buffers (the limit keeps the faster of the two copies).
-void BM_copy_memcpy_64MiB(benchmark::State& state) {
-    const auto src = tb::copy_limit_source();
-    const auto dst = tb::copy_limit_destination();
-    tb::run(state, static_cast<std::int64_t>(2 * tb::limit_bytes), tb::limit::copy, [&] {
-        const double t0 = tb::thread_cpu_seconds();
-        tb::copy_probe_memcpy(dst.data(), src.data(), tb::limit_bytes);
-        benchmark::DoNotOptimize(dst.data());
-        benchmark::ClobberMemory();
-        tb::observe(tb::limit::copy, 2.0 * static_cast<double>(tb::limit_bytes) / (tb::thread_cpu_seconds() - t0));
-    });
-}
+void BM_copy_memcpy_64MiB(benchmark::State& state) { run_copy_limit(state, tb::copy_probe_memcpy); }
 BENCHMARK(BM_copy_memcpy_64MiB)->Apply(tb::defaults);
 
 // The same copy with non-temporal stores (not a limit: it shows how far above the memcpy limit an

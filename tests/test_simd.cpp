@@ -2,6 +2,7 @@
 // compiled twice: with xsimd at the build's ISA level, and with TENSOROPS_NO_XSIMD (one-lane registers).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <bit>
@@ -597,14 +598,15 @@ TEST_CASE("simd: copy_stream copies exactly its bytes, below and past its loop's
     const std::size_t threshold = simd::stream_copy_min_bytes;
     std::vector<std::byte> source(threshold + 2 * step + 8);
     for (auto& b : source) b = static_cast<std::byte>(rng.uniform<int>(0, 255));
-    for (std::size_t n : {std::size_t{0}, std::size_t{1}, step, threshold - 1, threshold, threshold + 1, threshold + step - 1,
-                          threshold + step, threshold + 2 * step + 3})
+    const std::vector<std::size_t> lengths{0, 1, step, threshold - 1, threshold, threshold + 1, threshold + step - 1, threshold + step,
+                                           threshold + 2 * step + 3};
+    for (std::size_t n : lengths)
         for (std::size_t source_shift : {0, 5})
             for (std::size_t destination_shift : {0, 3, 32}) {
                 std::vector<std::byte> destination(n + 2 * guard), expected;
                 for (std::size_t k = 0; k < destination.size(); k += 97) destination[k] = static_cast<std::byte>(rng.uniform<int>(0, 255));
                 expected = destination;
-                std::memcpy(expected.data() + guard + destination_shift - 32, source.data() + source_shift, n);
+                std::copy_n(source.data() + source_shift, n, expected.data() + guard + destination_shift - 32);
                 simd::copy_stream(destination.data() + guard + destination_shift - 32, source.data() + source_shift, n);
                 INFO("length " << n << ", source shift " << source_shift << ", destination shift " << destination_shift);
                 REQUIRE(destination == expected);
