@@ -17,7 +17,7 @@ inline constexpr std::size_t page_bytes = 4096;
 /// How far ahead of their reads the streaming kernels hint each page they will enter (bytes; see prefetch_page_ahead).
 /// On an AMD Zen 5 KVM guest, 64 MiB of f32 rows of 4 KiB reduced over the rows, the hints 8, 16, 32 and 64 KiB ahead
 /// (alternated, best of 10, three rounds): SUM 1.12–1.15, 1.06–1.11, 0.97–1.00, 0.96–1.00 ns per 8 floats; MAX
-/// 1.23–1.28, 1.20–1.26, 1.08–1.12, 1.04–1.14. A plain vector sum of 64 MiB: 28–30 GB/s at 32 KiB, 28–34 at 64 KiB,
+/// 1.23–1.28, 1.20–1.26, 1.08–1.12, 1.04–1.14. A plain vector sum of 64 MiB: 29–34 GB/s at 32 KiB, 28–34 at 64 KiB,
 /// 32–35 at 128 KiB.
 inline constexpr std::ptrdiff_t page_prefetch_distance = 65536;
 

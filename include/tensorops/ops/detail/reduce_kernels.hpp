@@ -1097,7 +1097,7 @@ template <class T>
     return std::max<std::size_t>(1, std::min(wanted, panel / width));
 }
 
-/// Calls visit(row, lanes, hints) for the group's rows from `base` in order, one at a time: each row is `fuse`
+/// Calls visit(row, lanes, ahead) for the group's rows from `base` in order, one at a time: each row is `fuse`
 /// back-to-back rows of `width` (lanes = fuse · width) while whole ones remain in the line, then single rows
 /// (lanes = width); `ahead` is what to prefetch, simd::rows_ahead_bytes of the line's pitch.
 template <class T, class Visit>
