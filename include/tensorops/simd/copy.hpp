@@ -1,7 +1,8 @@
 // tensorops/simd/copy.hpp — copying a few hundred bytes through vector registers, inlined into the caller's loop.
 //
 // For loops that make many short copies (the slices of gather_nd and scatter_nd): a call to the C library's memcpy
-// per copy costs more than the copy itself there (see copy_bytes). Long copies still go to memcpy.
+// per copy costs more than the copy itself there (see copy_bytes). Long copies go to copy_stream: memcpy, or for copies
+// of megabytes a loop that hints each page ahead (the input → output copy of scatter_nd).
 #pragma once
 
 #include <algorithm>
@@ -18,8 +19,8 @@ namespace tensorops::simd {
 /// target moves 16 bytes in one or two instructions, and without xsimd a pack is one lane wide).
 inline constexpr std::size_t copy_block_bytes = std::max<std::size_t>(lanes<std::uint8_t>, 16);
 
-/// Copies up to this many bytes inline; longer copies call memcpy, whose long-copy strategies (string moves,
-/// streaming stores past the cache size) pay off there.
+/// Copies up to this many bytes inline; longer copies go to copy_stream (memcpy, whose long-copy strategies pay off
+/// there, or from stream_copy_min_bytes on its page-hinted loop).
 inline constexpr std::size_t inline_copy_max_bytes = 2048;
 
 /// Copies copy_block_bytes bytes from `source` to `destination` (non-overlapping) in one register: a load and a store
@@ -31,32 +32,6 @@ inline constexpr std::size_t inline_copy_max_bytes = 2048;
         simd::store(reinterpret_cast<std::uint8_t*>(destination), simd::load(reinterpret_cast<const std::uint8_t*>(source)));
     else
         std::memcpy(destination, source, copy_block_bytes);
-}
-
-/// Copies `bytes` bytes from `source` to `destination`, which must not overlap. Copies of at least one register and at
-/// most inline_copy_max_bytes move a register at a time in the caller's own loop (the last move overlapping the one
-/// before it when `bytes` is not a whole number of registers); others call memcpy. Same result as memcpy.
-/// Algorithm: copy_block after copy_block, four to a loop step while four registers' worth remain (a run-time trip
-/// count costs per step: in a hand-written loop four at a time scattered 256-byte rows ~5 % faster than one).
-/// Why not memcpy itself: on an AMD Zen 5, scattering 64K random rows of 256 bytes into a 256 MiB tensor ran, per
-/// pass, at 31–37 % of a 64 MiB memcpy's speed (each pass paired with a memcpy pass right after it, medians of 21)
-/// with one memcpy call per row, at 51–58 % with the copy inlined; gathering them back, with the same hints ahead,
-/// 64–65 % against 70–82 %. Why the calls cost this much was not pinned down (glibc picks its AVX-512 variant here).
-[[gnu::always_inline]] inline void copy_bytes(std::byte* destination, const std::byte* source, std::size_t bytes) noexcept {
-    constexpr std::size_t block = copy_block_bytes;
-    if (bytes < block || bytes > inline_copy_max_bytes) {
-        std::memcpy(destination, source, bytes);
-        return;
-    }
-    std::size_t offset = 0;
-    for (; offset + 4 * block <= bytes; offset += 4 * block) {
-        copy_block(destination + offset, source + offset);
-        copy_block(destination + offset + block, source + offset + block);
-        copy_block(destination + offset + 2 * block, source + offset + 2 * block);
-        copy_block(destination + offset + 3 * block, source + offset + 3 * block);
-    }
-    for (; offset + block <= bytes; offset += block) copy_block(destination + offset, source + offset);
-    if (offset < bytes) copy_block(destination + bytes - block, source + bytes - block);
 }
 
 /// Copies of at least this many bytes take copy_stream's loop rather than memcpy (below it the data mostly lives in
@@ -83,6 +58,37 @@ inline void copy_stream(std::byte* destination, const std::byte* source, std::si
         }
     }
     std::memcpy(destination + offset, source + offset, bytes - offset);
+}
+
+/// Copies `bytes` bytes from `source` to `destination`, which must not overlap. Copies of at least one register and at
+/// most inline_copy_max_bytes move a register at a time in the caller's own loop (the last move overlapping the one
+/// before it when `bytes` is not a whole number of registers); shorter ones call memcpy, longer ones copy_stream.
+/// Same result as memcpy.
+/// Algorithm: copy_block after copy_block, four to a loop step while four registers' worth remain (a run-time trip
+/// count costs per step: in a hand-written loop four at a time scattered 256-byte rows ~5 % faster than one).
+/// Why not memcpy itself: on an AMD Zen 5, scattering 64K random rows of 256 bytes into a 256 MiB tensor ran, per
+/// pass, at 31–37 % of a 64 MiB memcpy's speed (each pass paired with a memcpy pass right after it, medians of 21)
+/// with one memcpy call per row, at 51–58 % with the copy inlined; gathering them back, with the same hints ahead,
+/// 64–65 % against 70–82 %. Why the calls cost this much was not pinned down (glibc picks its AVX-512 variant here).
+[[gnu::always_inline]] inline void copy_bytes(std::byte* destination, const std::byte* source, std::size_t bytes) noexcept {
+    constexpr std::size_t block = copy_block_bytes;
+    if (bytes < block) {
+        std::memcpy(destination, source, bytes);
+        return;
+    }
+    if (bytes > inline_copy_max_bytes) {
+        copy_stream(destination, source, bytes);
+        return;
+    }
+    std::size_t offset = 0;
+    for (; offset + 4 * block <= bytes; offset += 4 * block) {
+        copy_block(destination + offset, source + offset);
+        copy_block(destination + offset + block, source + offset + block);
+        copy_block(destination + offset + 2 * block, source + offset + 2 * block);
+        copy_block(destination + offset + 3 * block, source + offset + 3 * block);
+    }
+    for (; offset + block <= bytes; offset += block) copy_block(destination + offset, source + offset);
+    if (offset < bytes) copy_block(destination + bytes - block, source + bytes - block);
 }
 
 }  // namespace tensorops::simd
