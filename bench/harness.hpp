@@ -232,7 +232,7 @@ inline constexpr std::size_t probe_vector_bytes = 32;
 inline constexpr std::size_t probe_vector_bytes = 16;
 #endif
 
-/// The read probes' hint, once per trip over [at, at + bytes): the first line of the page that begins 64 KiB
+/// The probes' page hint, once per trip over [at, at + bytes): the first line of the page that begins 64 KiB
 /// further on, if one does (see read_probe_sum); ForWrite: for writing (the copy probe's destination).
 template <bool ForWrite = false>
 [[gnu::always_inline]] inline void probe_hint_page_ahead(const void* at, std::size_t bytes) noexcept {
