@@ -178,6 +178,39 @@ TEMPLATE_LIST_TEST_CASE("parallel reductions over rows: bands of rows give the s
     }
 }
 
+// Float16 rows over the rows are folded in far-apart pairs (reduce_kernels.hpp, row_units) whose units the bands share
+// out, fused rows (with one left over) included: random values (not small integers, whose sums any order gets exactly)
+// and a NaN, so that a unit folded or combined in another order would show.
+TEST_CASE("parallel reductions over rows: float16 rows folded in far-apart pairs give the sequential result", "[parallel]") {
+    using T = float16;
+    test_rng rng("parallel far row pairs");
+    INFO(rng.describe());
+    struct shape {
+        std::size_t rows, columns;
+    };
+    const shape shapes[] = {{4099, 1024}, {1029, 2056}};
+    const reduce_function functions[] = {reduce_function::sum, reduce_function::max, reduce_function::l1, reduce_function::sum_square,
+                                         reduce_function::average};
+    for (std::size_t shape_index = 0; shape_index < std::size(shapes); ++shape_index) {
+        const shape& s = shapes[shape_index];
+        INFO("rows " << s.rows << ", columns " << s.columns);
+        guarded_buffer<T> input({s.rows, s.columns}, {static_cast<std::ptrdiff_t>(s.columns), 1});
+        std::vector<T> values(s.rows * s.columns);
+        for (auto& v : values) v = static_cast<T>(rng.uniform_real(-1.0, 1.0));
+        values[rng.uniform<std::size_t>(0, values.size() - 1)] = std::numeric_limits<T>::quiet_NaN();
+        input.assign(values);
+        const std::vector<std::size_t> out_sizes{1, s.columns};
+        const std::vector<std::ptrdiff_t> out_strides{static_cast<std::ptrdiff_t>(s.columns), 1};
+        for (std::size_t function_index = 0; function_index < std::size(functions); ++function_index) {
+            if (!tensorops_test::runs_in_this_build(shape_index + function_index)) continue;
+            INFO("function " << static_cast<int>(functions[function_index]));
+            CHECK(was_cut(check_same_for_every_executor<T>(out_sizes, out_strides, [&](auto& exec, auto y) {
+                reduce(exec, input.const_view(), y, functions[function_index], {0});
+            })));
+        }
+    }
+}
+
 TEMPLATE_TEST_CASE("parallel log-sum-exp of several runs into one output: the runs' states merged in order", "[parallel]", double, float,
                    float16) {
     using T = TestType;

@@ -71,6 +71,33 @@ TEMPLATE_LIST_TEST_CASE("reduce: outer layout past the panel width, the cascade 
     }
 }
 
+// Float16 rows reduced over an outer axis are folded two at a time — block u of 128 rows beside block u + half of the
+// line, row i of one with row i of the other — once those halves lie at least 2 MiB apart (reduce_kernels.hpp,
+// row_units): odd block counts (the middle block alone), partner blocks cut short (the rest of their partners' rows
+// alone), back-to-back rows fused two at a time with one row left over ([1541, 1024]: 770 fused rows, 7 blocks, halves
+// exactly 2 MiB apart), rows of 4112 bytes (not fused), rows wider than a panel with a partial vector at the end
+// ([260, 8195]). Every function against the reference, each on two of the shapes (one in sanitised builds).
+TEST_CASE("reduce: float16 rows over an outer axis folded in far-apart pairs, against the reference") {
+    using T = tensorops::float16;
+    test_rng rng("reduce far row pairs");
+    INFO(rng.describe());
+    struct pair_case {
+        std::size_t rows, columns, fused;
+    };
+    const pair_case cases[] = {{1541, 1024, 2}, {773, 2056, 1}, {260, 8195, 1}};
+    for (std::size_t case_index = 0; case_index < std::size(cases); ++case_index) {
+        const auto& c = cases[case_index];
+        const std::vector<std::size_t> sizes{c.rows, c.columns};
+        INFO("shape " << c.rows << " x " << c.columns);
+        // The kernel pairs these rows (in a build with the vector kernels, which the plan describes).
+        CHECK(tensorops::detail::row_units::plan<T>(c.rows / c.fused, static_cast<std::ptrdiff_t>(c.fused * c.columns)).paired);
+        for (std::size_t function_index = 0; function_index < std::size(value_functions); ++function_index) {
+            if ((function_index + case_index) % 3 == 2 || !tensorops_test::runs_in_this_build(function_index / 3 + case_index)) continue;
+            check_reduce<T>(rng, value_functions[function_index], sizes, {0}, tensorops_test::layout_kind::packed, tensorops_test::layout_kind::packed);
+        }
+    }
+}
+
 // The short-row kernel takes contiguous reduced runs of up to short_row_elements (64 vectors of up to 32 bytes), eight
 // rows at a time (log-sum-exp: up to a quarter of that, short_row_limit): lengths below one vector (a partial load), at
 // and around every vector boundary up to its limits and just past them (the general kernel again), with 1 to 19 rows

@@ -1033,29 +1033,65 @@ template <class T, class Step>
                    [tail](auto* p, const auto& v) { simd::store_partial(p, v, tail); });
 }
 
-/// for_each_row_vector, walking the row whose lanes start at `row` a cache line at a time and hinting the row `ahead`
-/// bytes on (simd::rows_ahead_bytes; 0: none): its first line, then each page that begins in it (simd::prefetch_page_ahead).
-/// What the outer kernels read, one vector per step_lanes.
+/// for_each_row_vector, walking the rows whose lanes start at `row` (and, if not null, `beside`: a second row read in
+/// the same steps) a cache line at a time and hinting each row's stretch `ahead` bytes on (simd::rows_ahead_bytes;
+/// 0: none): its first line, then each page that begins in it (the hints simd::prefetch_page_ahead would give at
+/// each line, placed by simd::first_page_hint). What the outer kernels read, one vector per step_lanes.
 /// Pages, not lines: 64 MiB of f32 [16384, 1024] reduced over the rows on an AMD Zen 5 guest in 4 KiB pages, SUM ran at
 /// 2.0–2.5 ns per 8 floats with a hint per line 8 KiB ahead (what this walk did before), 0.96–1.0 with the page hints;
 /// MAX 2.0–2.2 → 1.03–1.08, float16 SUM 0.97–1.12 → 0.59–0.65 ns per 8 halves. Where the rows are not back to back
 /// ([8192, 4000], [128, 262144]: read a panel at a time, the stream breaking at each row's end) hints per line
 /// as well as per page were no faster (2.7–3.4 ns per 8 floats either way).
+/// Algorithm: stretches of whole lines with nothing but the steps (a line's steps unrolled), the hints between
+/// stretches. Testing for a page at every line instead, as this walk did before, and leaving a line's steps to the
+/// compiler cost float16 rows in L2 (4 steps a line) 0.47–0.59 ns per 8 halves at -O3 against 0.42–0.47 now, and
+/// 0.87–0.92 at -O2, which kept the line's four steps a loop, against 0.41–0.50 (AMD Zen 5).
 template <class T, class Step>
-[[gnu::always_inline]] inline void for_each_row_vector_prefetching(const T* row, std::ptrdiff_t ahead, std::size_t width, Step&& step_lanes) {
+[[gnu::always_inline]] inline void for_each_row_vector_prefetching(const T* row, const T* beside, std::ptrdiff_t ahead, std::size_t width,
+                                                                    Step&& step_lanes) {
     constexpr std::size_t W = simd::lanes<T>;
     constexpr std::size_t per_line = std::max<std::size_t>(1, simd::cache_line_bytes / (W * sizeof(T)));  // vectors per line
-    constexpr std::size_t line_bytes = per_line * W * sizeof(T);
+    constexpr std::size_t line_lanes = per_line * W;
+    constexpr std::size_t line_bytes = line_lanes * sizeof(T);
     const auto load = [](const auto* p) { return simd::load(p); };
     const auto store = [](auto* p, const auto& v) { simd::store(p, v); };
-    if (ahead != 0) simd::prefetch_ahead(row, ahead, 1);  // the page the row ahead starts in
-    std::size_t j = 0;
-    for (; j + per_line * W <= width; j += per_line * W) {
-        if (ahead != 0) simd::prefetch_page_ahead(row + j, ahead, line_bytes);
-        for (std::size_t k = 0; k < per_line; ++k) step_lanes(j + k * W, load, store);
+    const std::size_t lines = width / line_lanes;
+    std::size_t line = 0;
+    const auto run_lines_to = [&](std::size_t end) __attribute__((always_inline)) {
+        for (; line < end; ++line) iter::unrolled<per_line>([&](auto k) { step_lanes(line * line_lanes + k * W, load, store); });
+    };
+    const std::size_t hinted_rows = beside != nullptr ? 2 : 1;
+    const std::array<const T*, 2> rows{row, beside};
+    if (ahead != 0) {
+        for (std::size_t k = 0; k < hinted_rows; ++k) simd::prefetch_ahead(rows[k], ahead, 1);  // the page the row ahead starts in
+        if constexpr (simd::page_bytes % line_bytes == 0) {
+            constexpr std::size_t lines_per_page = simd::page_bytes / line_bytes;
+            std::array<simd::page_hint_schedule, 2> hints{};
+            for (std::size_t k = 0; k < hinted_rows; ++k) hints[k] = simd::first_page_hint(rows[k], ahead, line_bytes);
+            if (hinted_rows == 1) hints[1].first_step = lines;
+            for (;;) {
+                const std::size_t next = std::min(hints[0].first_step, hints[1].first_step);
+                if (next >= lines) break;
+                run_lines_to(next);
+                for (auto& hint : hints) {
+                    if (hint.first_step != next) continue;
+                    simd::prefetch_line(reinterpret_cast<const void*>(hint.page));
+                    hint.first_step += lines_per_page;
+                    hint.page += simd::page_bytes;
+                }
+            }
+        } else {
+            for (; line < lines;) {
+                for (std::size_t k = 0; k < hinted_rows; ++k) simd::prefetch_page_ahead(rows[k] + line * line_lanes, ahead, line_bytes);
+                run_lines_to(line + 1);
+            }
+        }
     }
+    run_lines_to(lines);
+    const std::size_t j = lines * line_lanes;
     if (j == width) return;
-    if (ahead != 0) simd::prefetch_page_ahead(row + j, ahead, line_bytes);  // the last line, less than whole
+    if (ahead != 0)  // the last line, less than whole
+        for (std::size_t k = 0; k < hinted_rows; ++k) simd::prefetch_page_ahead(rows[k] + j, ahead, line_bytes);
     for_each_row_vector<T>(width - j, [&](std::size_t i, const auto& load_rest, const auto& store_rest) { step_lanes(j + i, load_rest, store_rest); });
 }
 
@@ -1071,8 +1107,21 @@ void fold_row(const T* row, simd::compute_t<T>* accumulators, std::size_t width,
     static_assert(!R::shifted, "log-sum-exp folds its rows in log_sum_exp_block");
     using P = simd::pack<T>;
     const P no_shift(simd::compute_t<T>(0));
-    for_each_row_vector_prefetching<T>(row, ahead, width, [&](std::size_t j, const auto& load, const auto& store) {
+    for_each_row_vector_prefetching<T>(row, nullptr, ahead, width, [&](std::size_t j, const auto& load, const auto& store) {
         store(accumulators + j, r.combine_lanes(P(load(accumulators + j)), r.lift_lanes(P(load(row + j)), no_shift)));
+    });
+}
+
+/// accumulators[j] ∘= (row lane j lifted ∘ `other` lane j lifted), for lanes 0 … width − 1: two rows for one load and
+/// store of the accumulator (see row_units); hints both rows `ahead` bytes on.
+template <class T, class R>
+void fold_row_pair(const T* row, const T* other, simd::compute_t<T>* accumulators, std::size_t width, const R& r, std::ptrdiff_t ahead) {
+    static_assert(!R::shifted, "log-sum-exp folds its rows in log_sum_exp_block");
+    using P = simd::pack<T>;
+    const P no_shift(simd::compute_t<T>(0));
+    for_each_row_vector_prefetching<T>(row, other, ahead, width, [&](std::size_t j, const auto& load, const auto& store) {
+        const P pair = r.combine_lanes(r.lift_lanes(P(load(row + j)), no_shift), r.lift_lanes(P(load(other + j)), no_shift));
+        store(accumulators + j, r.combine_lanes(P(load(accumulators + j)), pair));
     });
 }
 
@@ -1112,13 +1161,154 @@ void for_each_row(const T* base, const iter::loop_nest<2>& group, std::size_t wi
     });
 }
 
+/// How many back-to-back rows the outer kernel fuses for a line of rows `step` elements apart (fused_rows, for
+/// a line): what reduce_rows and reduce_rows_in_bands must agree on.
+template <class T, class R>
+[[nodiscard]] std::size_t fused_rows_of_line(std::size_t width, std::ptrdiff_t step) {
+    constexpr std::size_t panel = accumulator_rows<simd::compute_t<T>, R::row_blocks ? 3 : 1>::panel;
+    if (width > panel || step != static_cast<std::ptrdiff_t>(width)) return 1;
+    const std::size_t wanted = (narrow_row_bytes + width * sizeof(T) - 1) / (width * sizeof(T));
+    return std::max<std::size_t>(1, std::min(wanted, panel / width));
+}
+
+/// Rows the outer kernel folds two at a time are at least this far apart (bytes; see row_units).
+inline constexpr std::size_t far_pair_bytes = std::size_t{2} << 20;
+
+/// Whether the outer kernel folds rows of T two at a time (row_units): where the lanes are wider than the
+/// elements (float16 in float lanes), so that a row's vector costs a conversion besides the accumulator's load and
+/// store, and one row at a time is bound by that work rather than by memory.
+template <class T>
+inline constexpr bool pairs_rows = sizeof(simd::compute_t<T>) > sizeof(T);
+
+/// How the outer kernel walks one line of `visits` rows (each `step` elements after the one before) for functions
+/// with row blocks: in units, each folded into a running row of its own, the running rows then combined in order
+/// (unit_combiner) — whether one thread does it all (reduce_rows) or several share the units out
+/// (reduce_rows_in_bands), so the results are the same bit for bit. Unit u is block u, rows
+/// [u · cascade_block, (u + 1) · cascade_block), folded one row at a time — or, when `paired`, block u beside block
+/// u + units (the second half of the line), row i of one with row i of the other (fold_row_pair: one load and store
+/// of the accumulator for the two rows' vectors), the rows of block u that have no partner one at a time.
+/// Pairs only where pairs_rows and the halves lie at least far_pair_bytes apart. Measured (AMD Zen 5 guest, 64 MiB of
+/// float16 [32768, 1024] over the rows, stand-alone kernels in one process, best of 10, ns per 8 halves, against a
+/// plain vector sum of the same bytes: S): one row at a time 1.1–1.3 × S, row pairs 32 MiB apart 0.9–1.15 × S,
+/// 2 MiB apart 1.07 ×, 512 KiB 1.35 ×, 8 KiB 2.3 ×, the two halves of a 4 KiB page 3–3.5 × — near streams are
+/// slow here, which is why the halves of the line are paired and not neighbours. In L2 (512 KiB): one row at a time
+/// 0.36, pairs 0.27 ns, S 0.27: the conversions alone.
+struct row_units {
+    std::size_t visits = 0;
+    std::size_t units = 0;
+    bool paired = false;
+
+    template <class T>
+    [[nodiscard]] static row_units plan(std::size_t visits, std::ptrdiff_t step) noexcept {
+        const std::size_t blocks = (visits + cascade_block - 1) / cascade_block;
+        const std::size_t half = (blocks + 1) / 2;
+        const std::size_t pitch = static_cast<std::size_t>(step < 0 ? -step : step) * sizeof(T);
+        const bool paired = pairs_rows<T> && blocks >= 2 && half * cascade_block * pitch >= far_pair_bytes;
+        return {visits, paired ? half : blocks, paired};
+    }
+};
+
+/// running ∘= unit `unit` of `plan` (row_units) of the line of rows from x, `step` elements apart, `lanes` wide.
+template <class T, class R>
+void fold_unit(const T* x, std::ptrdiff_t step, std::size_t lanes, const row_units& plan, std::size_t unit, simd::compute_t<T>* running,
+               const R& r) {
+    const std::ptrdiff_t ahead = simd::rows_ahead_bytes<T>(step);
+    const std::size_t first = unit * cascade_block, end = std::min(plan.visits, first + cascade_block);
+    const T* row = x + static_cast<std::ptrdiff_t>(first) * step;
+    std::size_t i = first;
+    if (plan.paired) {
+        if (const std::size_t partner = (unit + plan.units) * cascade_block; partner < plan.visits) {
+            const std::size_t pairs = std::min(plan.visits, partner + cascade_block) - partner;
+            const T* other = x + static_cast<std::ptrdiff_t>(partner) * step;
+            for (std::size_t k = 0; k < pairs; ++k, ++i, row += step, other += step) fold_row_pair(row, other, running, lanes, r, ahead);
+        }
+    }
+    for (; i < end; ++i, row += step) fold_row(row, running, lanes, r, ahead);
+}
+
+/// The outer kernel's last two levels: running rows added in order to a block row, which joins the total row every
+/// cascade_block of them (reduce_rows' comment). `block` and `total` are rows of `lanes` lanes, set to the identity.
+template <class T, class R>
+struct unit_combiner {
+    using C = simd::compute_t<T>;
+    C* block;
+    C* total;
+    std::size_t lanes;
+    const R& r;
+    std::size_t in_block = 0;
+
+    void add(const C* running) {
+        combine_rows<T>(block, running, lanes, r);
+        if (++in_block < cascade_block) return;
+        combine_rows<T>(total, block, lanes, r);
+        fill_row(block, lanes, static_cast<C>(r.identity()));
+        in_block = 0;
+    }
+    [[nodiscard]] const C* finish() {
+        combine_rows<T>(total, block, lanes, r);
+        return total;
+    }
+};
+
+/// y[j] = finish(the fuse segments of `total`, `w` lanes each, combined), j < w.
+template <class T, class R>
+void finish_segments(simd::compute_t<T>* total, std::size_t w, std::size_t fuse, T* y, std::size_t count, const R& r) {
+    using C = simd::compute_t<T>;
+    using P = simd::pack<T>;
+    for (std::size_t segment = 1; segment < fuse; ++segment) combine_rows<T>(total, total + segment * w, w, r);
+    for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+        store(y + j, r.finish_lanes(load(total + j), count, P(C(0))));
+    });
+}
+
 /// The outer kernel for one stretch of `width` contiguous outputs y (every function but log-sum-exp).
 /// Narrow rows that lie back to back ([n, w] reduced over n, w · sizeof(T) < 4 KiB) are fused k at a time into
 /// rows of k · w lanes, whose k segments are combined at the end: per-row overhead and, more important, several
 /// row streams inside one 4 KiB page (which the hardware prefetchers follow badly) are avoided — f32 rows of
 /// 256 B–2 KiB ran at 50–80 % of the speed of 4 KiB rows, float16 rows of 2 KiB at 70 %, before.
+/// A group of one line (the common case: [n, w] over n) is walked in row_units by functions with row blocks; the
+/// rows left over after the fused ones go to the last unit's running row.
 template <class T, class R>
 void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& group, std::size_t count, const R& r) {
+    if constexpr (R::row_blocks) {
+        if (group.rank == 1) {
+            using C = simd::compute_t<T>;
+            const std::size_t n = group.sizes[0];
+            const std::ptrdiff_t step = group.strides[1][0];
+            const std::size_t fuse = fused_rows_of_line<T, R>(width, step);
+            const std::ptrdiff_t visit_step = static_cast<std::ptrdiff_t>(fuse) * step;
+            const row_units plan = row_units::plan<T>(n / fuse, visit_step);
+            const C identity = static_cast<C>(r.identity());
+            accumulator_rows<C, 3> rows;  // running, block, total
+            for (std::size_t start = 0; start < width; start += rows.panel) {
+                const std::size_t w = std::min(rows.panel, width - start);
+                const std::size_t lanes = fuse * w;
+                for (std::size_t k = 0; k < 3; ++k) fill_row(rows.row(k), lanes, identity);
+                unit_combiner<T, R> combiner{rows.row(1), rows.row(2), lanes, r};
+                C* running = rows.row(0);
+                const std::size_t units = std::max<std::size_t>(plan.units, 1);
+                for (std::size_t u = 0; u < units; ++u) {
+                    if (u != 0) fill_row(running, lanes, identity);
+                    if (u < plan.units) fold_unit(x + start, visit_step, lanes, plan, u, running, r);
+                    if (u + 1 == units) {  // the rows left over, w lanes each
+                        const T* row = x + start + static_cast<std::ptrdiff_t>(plan.visits) * visit_step;
+                        for (std::size_t i = plan.visits * fuse; i < n; ++i, row += step) fold_row(row, running, w, r, simd::rows_ahead_bytes<T>(step));
+                    }
+                    combiner.add(running);
+                }
+                finish_segments(const_cast<C*>(combiner.finish()), w, fuse, y + start, count, r);
+            }
+            return;
+        }
+    }
+    reduce_rows_of_group(x, y, width, group, count, r);
+}
+
+/// reduce_rows for a group of several lines (and for functions without row blocks): its rows in the nest's order,
+/// fused as reduce_rows fuses them, into a running row that joins the block row every cascade_block rows (fused or
+/// not), the block row joining the total row every cascade_block blocks.
+template <class T, class R>
+void reduce_rows_of_group(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& group, std::size_t count, const R& r) {
     using C = simd::compute_t<T>;
     using P = simd::pack<T>;
     constexpr std::size_t levels = R::row_blocks ? 3 : 1;  // running, blocks, total
@@ -1157,63 +1347,48 @@ void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& 
     }
 }
 
-/// reduce_rows for a group of one line of `n` rows, `step` apart, whose rows are not fused, on an executor: the
-/// blocks of cascade_block rows are shared out (pieces of whole blocks), each block's running row is computed
-/// exactly as reduce_rows computes it (its rows one at a time, in order) and
-/// kept in `partial`; then the calling thread combines the running rows into the block and total rows in
-/// order, as reduce_rows does. Every output is therefore bit-identical to reduce_rows'. Each thread streams
-/// whole rows, which the hardware prefetchers follow (cutting the rows between threads instead ran at half the
-/// two-thread read limit). Memory: one row of accumulators per block (1/128 of the input for f32).
+/// reduce_rows for a group of one line of `n` rows, `step` apart, on an executor: the line's row_units (the same
+/// as reduce_rows', fused rows included) are shared out in pieces of whole units, each unit's running row
+/// computed exactly as reduce_rows computes it and kept in `partial`; then the calling thread combines the
+/// running rows in order, as reduce_rows does (unit_combiner). Every output is therefore bit-identical to
+/// reduce_rows'. Each thread streams whole rows, which the hardware prefetchers follow (cutting the rows between
+/// threads instead ran at half the two-thread read limit). Memory: one row of accumulators per unit (1/128 of the
+/// input for f32). Returns false, having done nothing, for a line of fewer than two units.
 template <class T, class R>
-void reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_t width, std::size_t n, std::ptrdiff_t step,
+bool reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_t width, std::size_t n, std::ptrdiff_t step,
                           std::size_t count, const R& r) {
     using C = simd::compute_t<T>;
-    using P = simd::pack<T>;
     const C identity = static_cast<C>(r.identity());
-    const std::size_t blocks = (n + cascade_block - 1) / cascade_block;
-    std::vector<C> partial(blocks * width);
-    constexpr std::size_t panel = accumulator_rows<C, 1>::panel;
-    const std::size_t pieces = std::min(blocks, wanted_pieces(exec, n * width * sizeof(T)));
+    const std::size_t fuse = fused_rows_of_line<T, R>(width, step);
+    const std::ptrdiff_t visit_step = static_cast<std::ptrdiff_t>(fuse) * step;
+    const row_units plan = row_units::plan<T>(n / fuse, visit_step);
+    if (plan.units < 2) return false;
+    const std::size_t lanes = fuse * width;
+    std::vector<C> partial(plan.units * lanes, identity);
+    constexpr std::size_t panel = accumulator_rows<C, 1>::panel;  // lanes of a running row walked at once
+    const std::size_t pieces = std::min(plan.units, wanted_pieces(exec, n * width * sizeof(T)));
     exec.parallel_for(pieces, [&](std::size_t piece) {
-        for (std::size_t b = piece * blocks / pieces; b < (piece + 1) * blocks / pieces; ++b) {
-            const std::size_t first = b * cascade_block, end = std::min(n, first + cascade_block);
-            for (std::size_t start = 0; start < width; start += panel) {
-                const std::size_t w = std::min(panel, width - start);
-                C* running = partial.data() + b * width + start;
-                fill_row(running, w, identity);
-                const T* row = x + start + static_cast<std::ptrdiff_t>(first) * step;
-                for (std::size_t i = first; i < end; ++i, row += step) fold_row(row, running, w, r, simd::rows_ahead_bytes<T>(step));
+        for (std::size_t u = piece * plan.units / pieces; u < (piece + 1) * plan.units / pieces; ++u) {
+            C* running = partial.data() + u * lanes;
+            for (std::size_t start = 0; start < lanes; start += panel)  // fused rows: lanes ≤ panel
+                fold_unit(x + start, visit_step, std::min(panel, lanes - start), plan, u, running + start, r);
+            if (u + 1 == plan.units) {  // the rows left over (fused rows only), as reduce_rows
+                const T* row = x + static_cast<std::ptrdiff_t>(plan.visits) * visit_step;
+                for (std::size_t i = plan.visits * fuse; i < n; ++i, row += step) fold_row(row, running, width, r, simd::rows_ahead_bytes<T>(step));
             }
         }
     });
     accumulator_rows<C, 2> rows;  // block, total
-    std::vector<C> identity_row;
-    for (std::size_t start = 0; start < width; start += rows.panel) {
+    for (std::size_t start = 0; start < width; start += rows.panel) {  // panels of outputs (with fused rows, one)
         const std::size_t w = std::min(rows.panel, width - start);
-        fill_row(rows.row(0), w, identity);
-        fill_row(rows.row(1), w, identity);
-        std::size_t in_block = 0;
-        for (std::size_t b = 0; b + 1 < blocks || (b + 1 == blocks && n % cascade_block == 0); ++b) {  // full blocks
-            combine_rows<T>(rows.row(0), partial.data() + b * width + start, w, r);
-            if (++in_block < cascade_block) continue;
-            combine_rows<T>(rows.row(1), rows.row(0), w, r);
-            fill_row(rows.row(0), w, identity);
-            in_block = 0;
-        }
-        // reduce_rows' last running row: the partial last block, or an identity row after a full one.
-        const C* last = partial.data() + (blocks - 1) * width + start;
-        if (n % cascade_block == 0) {
-            identity_row.assign(w, identity);
-            last = identity_row.data();
-        }
-        combine_rows<T>(rows.row(0), last, w, r);
-        combine_rows<T>(rows.row(1), rows.row(0), w, r);
-        const C* total = rows.row(1);
-        T* out = y + start;
-        for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
-            store(out + j, r.finish_lanes(load(total + j), count, P(C(0))));
-        });
+        const std::size_t panel_lanes = fuse * w;
+        fill_row(rows.row(0), panel_lanes, identity);
+        fill_row(rows.row(1), panel_lanes, identity);
+        unit_combiner<T, R> combiner{rows.row(0), rows.row(1), panel_lanes, r};
+        for (std::size_t u = 0; u < plan.units; ++u) combiner.add(partial.data() + u * lanes + start);
+        finish_segments(const_cast<C*>(combiner.finish()), w, fuse, y + start, count, r);
     }
+    return true;
 }
 
 /// One log-sum-exp block of the outer kernel: `count` rows (pointers in `block`) of `w` lanes → the block's
@@ -1585,13 +1760,7 @@ void run_reduce_on(const executor_ref& exec, const T* input, T* output, const it
                     return;
                 }
             } else if constexpr (R::row_blocks) {
-                using C = simd::compute_t<T>;
-                const bool fused = width <= accumulator_rows<C, 3>::panel && step == static_cast<std::ptrdiff_t>(width) &&
-                                   width * sizeof(T) < narrow_row_bytes;
-                if (!fused && n >= 2 * cascade_block) {
-                    reduce_rows_in_bands(exec, x, y, width, n, step, count, r);
-                    return;
-                }
+                if (reduce_rows_in_bands(exec, x, y, width, n, step, count, r)) return;
             }
         }
     }
