@@ -76,20 +76,6 @@ template <bool ForWrite = false>
     if (page - first < bytes) prefetch_line_as<ForWrite>(reinterpret_cast<const void*>(page));
 }
 
-/// For a walk upward from `address` in steps of `step_bytes` (a divisor of page_bytes) that would call
-/// prefetch_page_ahead(address + s · step_bytes, distance, step_bytes) at each step s: the first step at which that
-/// call hints, and the page it hints. Every later hint is page_bytes / step_bytes steps after the one before, at the
-/// next page — so a loop can run plain stretches of steps between hints instead of testing at every step.
-struct page_hint_schedule {
-    std::size_t first_step;
-    std::uintptr_t page;
-};
-[[nodiscard]] inline page_hint_schedule first_page_hint(const void* address, std::ptrdiff_t distance, std::size_t step_bytes) noexcept {
-    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(address) + static_cast<std::uintptr_t>(distance);
-    const std::uintptr_t page = (first + page_bytes - 1) & ~static_cast<std::uintptr_t>(page_bytes - 1);
-    return {static_cast<std::size_t>((page - first) / step_bytes), page};
-}
-
 /// prefetch_page_ahead for a kernel that walks memory downward, the step reading [address, address + bytes): hints the
 /// last cache line of the page that ends in [address − distance, address − distance + bytes), if one does — the line at
 /// which the walk will enter that page.

@@ -1035,17 +1035,17 @@ template <class T, class Step>
 
 /// for_each_row_vector, walking the rows whose lanes start at `row` (and, if not null, `beside`: a second row read in
 /// the same steps) a cache line at a time and hinting each row's stretch `ahead` bytes on (simd::rows_ahead_bytes;
-/// 0: none): its first line, then each page that begins in it (the hints simd::prefetch_page_ahead would give at
-/// each line, placed by simd::first_page_hint). What the outer kernels read, one vector per step_lanes.
+/// 0: none): its first line, then each page that begins in it (simd::prefetch_page_ahead, at every line). What the
+/// outer kernels read, one vector per step_lanes; a line's steps are unrolled.
 /// Pages, not lines: 64 MiB of f32 [16384, 1024] reduced over the rows on an AMD Zen 5 guest in 4 KiB pages, SUM ran at
 /// 2.0–2.5 ns per 8 floats with a hint per line 8 KiB ahead (what this walk did before), 0.96–1.0 with the page hints;
 /// MAX 2.0–2.2 → 1.03–1.08, float16 SUM 0.97–1.12 → 0.59–0.65 ns per 8 halves. Where the rows are not back to back
 /// ([8192, 4000], [128, 262144]: read a panel at a time, the stream breaking at each row's end) hints per line
 /// as well as per page were no faster (2.7–3.4 ns per 8 floats either way).
-/// Algorithm: stretches of whole lines with nothing but the steps (a line's steps unrolled), the hints between
-/// stretches. Testing for a page at every line instead, as this walk did before, and leaving a line's steps to the
-/// compiler cost float16 rows in L2 (4 steps a line) 0.47–0.59 ns per 8 halves at -O3 against 0.42–0.47 now, and
-/// 0.87–0.92 at -O2, which kept the line's four steps a loop, against 0.41–0.50 (AMD Zen 5).
+/// Unrolled: GCC 12 at -O2 kept a line's four float16 steps a loop, 0.87–0.92 ns per 8 halves in L2 against 0.32–0.33
+/// unrolled (AMD Zen 5). Placing the same hints between stretches of lines instead of testing at every line (no test
+/// in the loop) ran 64 MiB of f32 rows 20–35 % slower for L1 and SUM (10 runs, alternated; float16 pairs unchanged):
+/// not kept.
 template <class T, class Step>
 [[gnu::always_inline]] inline void for_each_row_vector_prefetching(const T* row, const T* beside, std::ptrdiff_t ahead, std::size_t width,
                                                                     Step&& step_lanes) {
@@ -1055,43 +1055,21 @@ template <class T, class Step>
     constexpr std::size_t line_bytes = line_lanes * sizeof(T);
     const auto load = [](const auto* p) { return simd::load(p); };
     const auto store = [](auto* p, const auto& v) { simd::store(p, v); };
-    const std::size_t lines = width / line_lanes;
-    std::size_t line = 0;
-    const auto run_lines_to = [&](std::size_t end) __attribute__((always_inline)) {
-        for (; line < end; ++line) iter::unrolled<per_line>([&](auto k) { step_lanes(line * line_lanes + k * W, load, store); });
+    const auto hint = [&](std::size_t j, std::size_t bytes) __attribute__((always_inline)) {
+        simd::prefetch_page_ahead(row + j, ahead, bytes);
+        if (beside != nullptr) simd::prefetch_page_ahead(beside + j, ahead, bytes);
     };
-    const std::size_t hinted_rows = beside != nullptr ? 2 : 1;
-    const std::array<const T*, 2> rows{row, beside};
-    if (ahead != 0) {
-        for (std::size_t k = 0; k < hinted_rows; ++k) simd::prefetch_ahead(rows[k], ahead, 1);  // the page the row ahead starts in
-        if constexpr (simd::page_bytes % line_bytes == 0) {
-            constexpr std::size_t lines_per_page = simd::page_bytes / line_bytes;
-            std::array<simd::page_hint_schedule, 2> hints{};
-            for (std::size_t k = 0; k < hinted_rows; ++k) hints[k] = simd::first_page_hint(rows[k], ahead, line_bytes);
-            if (hinted_rows == 1) hints[1].first_step = lines;
-            for (;;) {
-                const std::size_t next = std::min(hints[0].first_step, hints[1].first_step);
-                if (next >= lines) break;
-                run_lines_to(next);
-                for (auto& hint : hints) {
-                    if (hint.first_step != next) continue;
-                    simd::prefetch_line(reinterpret_cast<const void*>(hint.page));
-                    hint.first_step += lines_per_page;
-                    hint.page += simd::page_bytes;
-                }
-            }
-        } else {
-            for (; line < lines;) {
-                for (std::size_t k = 0; k < hinted_rows; ++k) simd::prefetch_page_ahead(rows[k] + line * line_lanes, ahead, line_bytes);
-                run_lines_to(line + 1);
-            }
-        }
+    if (ahead != 0) {  // the page the row ahead starts in
+        simd::prefetch_ahead(row, ahead, 1);
+        if (beside != nullptr) simd::prefetch_ahead(beside, ahead, 1);
     }
-    run_lines_to(lines);
-    const std::size_t j = lines * line_lanes;
+    std::size_t j = 0;
+    for (; j + line_lanes <= width; j += line_lanes) {
+        if (ahead != 0) hint(j, line_bytes);
+        iter::unrolled<per_line>([&](auto k) { step_lanes(j + k * W, load, store); });
+    }
     if (j == width) return;
-    if (ahead != 0)  // the last line, less than whole
-        for (std::size_t k = 0; k < hinted_rows; ++k) simd::prefetch_page_ahead(rows[k] + j, ahead, line_bytes);
+    if (ahead != 0) hint(j, line_bytes);  // the last line, less than whole
     for_each_row_vector<T>(width - j, [&](std::size_t i, const auto& load_rest, const auto& store_rest) { step_lanes(j + i, load_rest, store_rest); });
 }
 
@@ -1216,8 +1194,8 @@ void fold_unit(const T* x, std::ptrdiff_t step, std::size_t lanes, const row_uni
     const std::size_t first = unit * cascade_block, end = std::min(plan.visits, first + cascade_block);
     const T* row = x + static_cast<std::ptrdiff_t>(first) * step;
     std::size_t i = first;
-    if (plan.paired) {
-        if (const std::size_t partner = (unit + plan.units) * cascade_block; partner < plan.visits) {
+    if constexpr (pairs_rows<T>) {
+        if (const std::size_t partner = (unit + plan.units) * cascade_block; plan.paired && partner < plan.visits) {
             const std::size_t pairs = std::min(plan.visits, partner + cascade_block) - partner;
             const T* other = x + static_cast<std::ptrdiff_t>(partner) * step;
             for (std::size_t k = 0; k < pairs; ++k, ++i, row += step, other += step) fold_row_pair(row, other, running, lanes, r, ahead);
