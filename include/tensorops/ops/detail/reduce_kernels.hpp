@@ -991,8 +991,9 @@ void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::s
 // which takes cascade_block such blocks and then joins the total row — a three-level cascade whose error grows
 // like (2·cascade_block + n / cascade_block²)·ε rather than n·ε for sums. Every function with R::row_blocks keeps
 // this structure (for max, min and integer products it costs one row combination per 128 rows): it fixes the
-// order of operations in blocks of cascade_block rows, so reduce_rows_in_bands can give the blocks to several
-// threads and combine their running rows exactly as here. Floating products keep one running row (restarting
+// order of operations in blocks of cascade_block rows (row_units: for a group of one line, a unit is a block, or two
+// blocks far apart whose rows are folded in pairs), so reduce_rows_in_bands can give the units to several threads and
+// combine their running rows exactly as here. Floating products keep one running row (restarting
 // from 1 every block, data in [0, 1) went through subnormals again each time: 2.4× slower).
 // Log-sum-exp takes the rows in blocks of lse_block_rows: in one pass the block's maximum and Σ e^(x − reference)
 // against a reference row from its first rows (log_sum_exp_block), merged into a running (maximum, sum) pair of
@@ -1139,6 +1140,54 @@ void for_each_row(const T* base, const iter::loop_nest<2>& group, std::size_t wi
     });
 }
 
+/// y[j] = finish(the fuse segments of `total`, `w` lanes each, combined), j < w.
+template <class T, class R>
+void finish_segments(simd::compute_t<T>* total, std::size_t w, std::size_t fuse, T* y, std::size_t count, const R& r) {
+    using C = simd::compute_t<T>;
+    using P = simd::pack<T>;
+    for (std::size_t segment = 1; segment < fuse; ++segment) combine_rows<T>(total, total + segment * w, w, r);
+    for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+        store(y + j, r.finish_lanes(load(total + j), count, P(C(0))));
+    });
+}
+
+/// reduce_rows for a group of several lines (and for functions without row blocks): its rows in the nest's order,
+/// fused as reduce_rows fuses them, into a running row that joins the block row every cascade_block rows (fused or
+/// not), the block row joining the total row every cascade_block blocks.
+template <class T, class R>
+void reduce_rows_of_group(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& group, std::size_t count, const R& r) {
+    using C = simd::compute_t<T>;
+    constexpr std::size_t levels = R::row_blocks ? 3 : 1;  // running, blocks, total
+    accumulator_rows<C, levels> rows;
+    const C identity = static_cast<C>(r.identity());
+    const std::size_t fuse = width <= rows.panel ? fused_rows<T>(width, group, rows.panel) : 1;
+    for (std::size_t start = 0; start < width; start += rows.panel) {
+        const std::size_t w = std::min(rows.panel, width - start);
+        const std::size_t lanes = fuse * w;
+        for (std::size_t k = 0; k < levels; ++k) fill_row(rows.row(k), lanes, identity);
+        C* running = rows.row(0);
+        std::size_t rows_in_block = 0, blocks = 0;
+        for_each_row(x + start, group, w, fuse, [&](const T* row, std::size_t row_lanes, std::ptrdiff_t ahead) {
+            fold_row(row, running, row_lanes, r, ahead);
+            if constexpr (R::row_blocks) {
+                if (++rows_in_block < cascade_block) return;
+                combine_rows<T>(rows.row(1), running, lanes, r);
+                fill_row(running, lanes, identity);
+                rows_in_block = 0;
+                if (++blocks < cascade_block) return;
+                combine_rows<T>(rows.row(2), rows.row(1), lanes, r);
+                fill_row(rows.row(1), lanes, identity);
+                blocks = 0;
+            }
+        });
+        if constexpr (R::row_blocks) {
+            combine_rows<T>(rows.row(1), running, lanes, r);
+            combine_rows<T>(rows.row(2), rows.row(1), lanes, r);
+        }
+        finish_segments(rows.row(levels - 1), w, fuse, y + start, count, r);
+    }
+}
+
 /// How many back-to-back rows the outer kernel fuses for a line of rows `step` elements apart (fused_rows, for
 /// a line): what reduce_rows and reduce_rows_in_bands must agree on.
 template <class T, class R>
@@ -1222,22 +1271,12 @@ struct unit_combiner {
         fill_row(block, lanes, static_cast<C>(r.identity()));
         in_block = 0;
     }
-    [[nodiscard]] const C* finish() {
+    /// The total row, the block row joined to it.
+    [[nodiscard]] C* finish() {
         combine_rows<T>(total, block, lanes, r);
         return total;
     }
 };
-
-/// y[j] = finish(the fuse segments of `total`, `w` lanes each, combined), j < w.
-template <class T, class R>
-void finish_segments(simd::compute_t<T>* total, std::size_t w, std::size_t fuse, T* y, std::size_t count, const R& r) {
-    using C = simd::compute_t<T>;
-    using P = simd::pack<T>;
-    for (std::size_t segment = 1; segment < fuse; ++segment) combine_rows<T>(total, total + segment * w, w, r);
-    for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
-        store(y + j, r.finish_lanes(load(total + j), count, P(C(0))));
-    });
-}
 
 /// The outer kernel for one stretch of `width` contiguous outputs y (every function but log-sum-exp).
 /// Narrow rows that lie back to back ([n, w] reduced over n, w · sizeof(T) < 4 KiB) are fused k at a time into
@@ -1274,55 +1313,12 @@ void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& 
                     }
                     combiner.add(running);
                 }
-                finish_segments(const_cast<C*>(combiner.finish()), w, fuse, y + start, count, r);
+                finish_segments(combiner.finish(), w, fuse, y + start, count, r);
             }
             return;
         }
     }
     reduce_rows_of_group(x, y, width, group, count, r);
-}
-
-/// reduce_rows for a group of several lines (and for functions without row blocks): its rows in the nest's order,
-/// fused as reduce_rows fuses them, into a running row that joins the block row every cascade_block rows (fused or
-/// not), the block row joining the total row every cascade_block blocks.
-template <class T, class R>
-void reduce_rows_of_group(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& group, std::size_t count, const R& r) {
-    using C = simd::compute_t<T>;
-    using P = simd::pack<T>;
-    constexpr std::size_t levels = R::row_blocks ? 3 : 1;  // running, blocks, total
-    accumulator_rows<C, levels> rows;
-    const C identity = static_cast<C>(r.identity());
-    const std::size_t fuse = width <= rows.panel ? fused_rows<T>(width, group, rows.panel) : 1;
-    for (std::size_t start = 0; start < width; start += rows.panel) {
-        const std::size_t w = std::min(rows.panel, width - start);
-        const std::size_t lanes = fuse * w;
-        for (std::size_t k = 0; k < levels; ++k) fill_row(rows.row(k), lanes, identity);
-        C* running = rows.row(0);
-        std::size_t rows_in_block = 0, blocks = 0;
-        for_each_row(x + start, group, w, fuse, [&](const T* row, std::size_t row_lanes, std::ptrdiff_t ahead) {
-            fold_row(row, running, row_lanes, r, ahead);
-            if constexpr (R::row_blocks) {
-                if (++rows_in_block < cascade_block) return;
-                combine_rows<T>(rows.row(1), running, lanes, r);
-                fill_row(running, lanes, identity);
-                rows_in_block = 0;
-                if (++blocks < cascade_block) return;
-                combine_rows<T>(rows.row(2), rows.row(1), lanes, r);
-                fill_row(rows.row(1), lanes, identity);
-                blocks = 0;
-            }
-        });
-        if constexpr (R::row_blocks) {
-            combine_rows<T>(rows.row(1), running, lanes, r);
-            combine_rows<T>(rows.row(2), rows.row(1), lanes, r);
-        }
-        C* total = rows.row(levels - 1);
-        for (std::size_t segment = 1; segment < fuse; ++segment) combine_rows<T>(total, total + segment * w, w, r);
-        T* out = y + start;
-        for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
-            store(out + j, r.finish_lanes(load(total + j), count, P(C(0))));
-        });
-    }
 }
 
 /// reduce_rows for a group of one line of `n` rows, `step` apart, on an executor: the line's row_units (the same
@@ -1364,7 +1360,7 @@ bool reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_
         fill_row(rows.row(1), panel_lanes, identity);
         unit_combiner<T, R> combiner{rows.row(0), rows.row(1), panel_lanes, r};
         for (std::size_t u = 0; u < plan.units; ++u) combiner.add(partial.data() + u * lanes + start);
-        finish_segments(const_cast<C*>(combiner.finish()), w, fuse, y + start, count, r);
+        finish_segments(combiner.finish(), w, fuse, y + start, count, r);
     }
     return true;
 }
