@@ -89,8 +89,10 @@ TEST_CASE("reduce: float16 rows over an outer axis folded in far-apart pairs, ag
         const auto& c = cases[case_index];
         const std::vector<std::size_t> sizes{c.rows, c.columns};
         INFO("shape " << c.rows << " x " << c.columns);
-        // The kernel pairs these rows (in a build with the vector kernels, which the plan describes).
-        CHECK(tensorops::detail::row_units::plan<T>(c.rows / c.fused, static_cast<std::ptrdiff_t>(c.fused * c.columns)).paired);
+        // The kernel fuses and pairs these rows as described (in a build with the vector kernels, which the plan is for).
+        const auto plan = tensorops::detail::row_units::of_line<T>(c.columns, c.rows, static_cast<std::ptrdiff_t>(c.columns));
+        CHECK(plan.fuse == c.fused);
+        CHECK(plan.paired);
         for (std::size_t function_index = 0; function_index < std::size(value_functions); ++function_index) {
             if ((function_index + case_index) % 3 == 2 || !tensorops_test::runs_in_this_build(function_index / 3 + case_index)) continue;
             check_reduce<T>(rng, value_functions[function_index], sizes, {0}, tensorops_test::layout_kind::packed, tensorops_test::layout_kind::packed);

@@ -1116,11 +1116,12 @@ void combine_rows(simd::compute_t<T>* into, const simd::compute_t<T>* from, std:
 /// taken `fused_rows` at a time as one wide row (see reduce_rows).
 inline constexpr std::size_t narrow_row_bytes = 4096;
 
-/// How many back-to-back rows reduce_rows fuses into one wide row: 1 unless the group's rows are adjacent
-/// (stride = width), narrower than narrow_row_bytes, and that many fit in a panel of `panel` lanes.
+/// How many back-to-back rows of `width` lanes, `step` elements apart, the outer kernel fuses into one wide row: 1
+/// unless the rows are adjacent (step = width), narrower than narrow_row_bytes, and that many fit in a panel of `panel`
+/// lanes.
 template <class T>
-[[nodiscard]] std::size_t fused_rows(std::size_t width, const iter::loop_nest<2>& group, std::size_t panel) {
-    if (group.rank == 0 || group.strides[1][group.rank - 1] != static_cast<std::ptrdiff_t>(width)) return 1;
+[[nodiscard]] std::size_t fused_rows(std::size_t width, std::ptrdiff_t step, std::size_t panel) {
+    if (width > panel || step != static_cast<std::ptrdiff_t>(width)) return 1;
     const std::size_t wanted = (narrow_row_bytes + width * sizeof(T) - 1) / (width * sizeof(T));
     return std::max<std::size_t>(1, std::min(wanted, panel / width));
 }
@@ -1160,7 +1161,7 @@ void reduce_rows_of_group(const T* x, T* y, std::size_t width, const iter::loop_
     constexpr std::size_t levels = R::row_blocks ? 3 : 1;  // running, blocks, total
     accumulator_rows<C, levels> rows;
     const C identity = static_cast<C>(r.identity());
-    const std::size_t fuse = width <= rows.panel ? fused_rows<T>(width, group, rows.panel) : 1;
+    const std::size_t fuse = group.rank == 0 ? 1 : fused_rows<T>(width, group.strides[1][group.rank - 1], rows.panel);
     for (std::size_t start = 0; start < width; start += rows.panel) {
         const std::size_t w = std::min(rows.panel, width - start);
         const std::size_t lanes = fuse * w;
@@ -1188,16 +1189,6 @@ void reduce_rows_of_group(const T* x, T* y, std::size_t width, const iter::loop_
     }
 }
 
-/// How many back-to-back rows the outer kernel fuses for a line of rows `step` elements apart (fused_rows, for
-/// a line): what reduce_rows and reduce_rows_in_bands must agree on.
-template <class T, class R>
-[[nodiscard]] std::size_t fused_rows_of_line(std::size_t width, std::ptrdiff_t step) {
-    constexpr std::size_t panel = accumulator_rows<simd::compute_t<T>, R::row_blocks ? 3 : 1>::panel;
-    if (width > panel || step != static_cast<std::ptrdiff_t>(width)) return 1;
-    const std::size_t wanted = (narrow_row_bytes + width * sizeof(T) - 1) / (width * sizeof(T));
-    return std::max<std::size_t>(1, std::min(wanted, panel / width));
-}
-
 /// Rows the outer kernel folds two at a time are at least this far apart (bytes; see row_units).
 inline constexpr std::size_t far_pair_bytes = std::size_t{2} << 20;
 
@@ -1207,7 +1198,7 @@ inline constexpr std::size_t far_pair_bytes = std::size_t{2} << 20;
 template <class T>
 inline constexpr bool pairs_rows = sizeof(simd::compute_t<T>) > sizeof(T);
 
-/// How the outer kernel walks one line of `visits` rows (each `step` elements after the one before) for functions
+/// How the outer kernel walks one line of `visits` rows (each `visit_step` elements after the one before) for functions
 /// with row blocks: in units, each folded into a running row of its own, the running rows then combined in order
 /// (unit_combiner) — whether one thread does it all (reduce_rows) or several share the units out
 /// (reduce_rows_in_bands), so the results are the same bit for bit. Unit u is block u, rows
@@ -1220,25 +1211,33 @@ inline constexpr bool pairs_rows = sizeof(simd::compute_t<T>) > sizeof(T);
 /// 2 MiB apart 1.07 ×, 512 KiB 1.35 ×, 8 KiB 2.3 ×, the two halves of a 4 KiB page 3–3.5 × — near streams are
 /// slow here, which is why the halves of the line are paired and not neighbours. In L2 (512 KiB): one row at a time
 /// 0.36, pairs 0.27 ns, S 0.27: the conversions alone.
+/// of_line plans a line of `n` rows of `width` lanes, `step` elements apart: rows fused `fuse` at a time (fused_rows,
+/// for the accumulator rows' panel) make `visits` rows of fuse · width lanes, `visit_step` apart, and the n mod fuse
+/// rows left over go to the last unit (fold_rows_left_over). What reduce_rows and reduce_rows_in_bands must agree on.
 struct row_units {
+    std::size_t fuse = 1;
+    std::ptrdiff_t visit_step = 0;
     std::size_t visits = 0;
     std::size_t units = 0;
     bool paired = false;
 
     template <class T>
-    [[nodiscard]] static row_units plan(std::size_t visits, std::ptrdiff_t step) noexcept {
+    [[nodiscard]] static row_units of_line(std::size_t width, std::size_t n, std::ptrdiff_t step) noexcept {
+        const std::size_t fuse = fused_rows<T>(width, step, accumulator_rows<simd::compute_t<T>, 3>::panel);
+        const std::ptrdiff_t visit_step = static_cast<std::ptrdiff_t>(fuse) * step;
+        const std::size_t visits = n / fuse;
         const std::size_t blocks = (visits + cascade_block - 1) / cascade_block;
         const std::size_t half = (blocks + 1) / 2;
-        const std::size_t pitch = static_cast<std::size_t>(step < 0 ? -step : step) * sizeof(T);
+        const std::size_t pitch = static_cast<std::size_t>(visit_step < 0 ? -visit_step : visit_step) * sizeof(T);
         const bool paired = pairs_rows<T> && blocks >= 2 && half * cascade_block * pitch >= far_pair_bytes;
-        return {visits, paired ? half : blocks, paired};
+        return {fuse, visit_step, visits, paired ? half : blocks, paired};
     }
 };
 
-/// running ∘= unit `unit` of `plan` (row_units) of the line of rows from x, `step` elements apart, `lanes` wide.
+/// running ∘= unit `unit` of `plan` (row_units) of the line of rows from x, `lanes` lanes of each (fused) row.
 template <class T, class R>
-void fold_unit(const T* x, std::ptrdiff_t step, std::size_t lanes, const row_units& plan, std::size_t unit, simd::compute_t<T>* running,
-               const R& r) {
+void fold_unit(const T* x, std::size_t lanes, const row_units& plan, std::size_t unit, simd::compute_t<T>* running, const R& r) {
+    const std::ptrdiff_t step = plan.visit_step;
     const std::ptrdiff_t ahead = simd::rows_ahead_bytes<T>(step);
     const std::size_t first = unit * cascade_block, end = std::min(plan.visits, first + cascade_block);
     const T* row = x + static_cast<std::ptrdiff_t>(first) * step;
@@ -1251,6 +1250,15 @@ void fold_unit(const T* x, std::ptrdiff_t step, std::size_t lanes, const row_uni
         }
     }
     for (; i < end; ++i, row += step) fold_row(row, running, lanes, r, ahead);
+}
+
+/// running ∘= the rows of a line of `n` rows (`step` apart, `w` lanes each) that fusing them `fuse` at a time left
+/// over: the last n mod fuse rows, one at a time into the running row's first w lanes.
+template <class T, class R>
+void fold_rows_left_over(const T* x, std::size_t n, std::ptrdiff_t step, std::size_t fuse, std::size_t w, simd::compute_t<T>* running,
+                         const R& r) {
+    const T* row = x + static_cast<std::ptrdiff_t>(n - n % fuse) * step;
+    for (std::size_t i = n - n % fuse; i < n; ++i, row += step) fold_row(row, running, w, r, simd::rows_ahead_bytes<T>(step));
 }
 
 /// The outer kernel's last two levels: running rows added in order to a block row, which joins the total row every
@@ -1292,9 +1300,8 @@ void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& 
             using C = simd::compute_t<T>;
             const std::size_t n = group.sizes[0];
             const std::ptrdiff_t step = group.strides[1][0];
-            const std::size_t fuse = fused_rows_of_line<T, R>(width, step);
-            const std::ptrdiff_t visit_step = static_cast<std::ptrdiff_t>(fuse) * step;
-            const row_units plan = row_units::plan<T>(n / fuse, visit_step);
+            const row_units plan = row_units::of_line<T>(width, n, step);
+            const std::size_t fuse = plan.fuse;
             const C identity = static_cast<C>(r.identity());
             accumulator_rows<C, 3> rows;  // running, block, total
             for (std::size_t start = 0; start < width; start += rows.panel) {
@@ -1306,11 +1313,8 @@ void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& 
                 const std::size_t units = std::max<std::size_t>(plan.units, 1);
                 for (std::size_t u = 0; u < units; ++u) {
                     if (u != 0) fill_row(running, lanes, identity);
-                    if (u < plan.units) fold_unit(x + start, visit_step, lanes, plan, u, running, r);
-                    if (u + 1 == units) {  // the rows left over, w lanes each
-                        const T* row = x + start + static_cast<std::ptrdiff_t>(plan.visits) * visit_step;
-                        for (std::size_t i = plan.visits * fuse; i < n; ++i, row += step) fold_row(row, running, w, r, simd::rows_ahead_bytes<T>(step));
-                    }
+                    if (u < plan.units) fold_unit(x + start, lanes, plan, u, running, r);
+                    if (u + 1 == units) fold_rows_left_over(x + start, n, step, fuse, w, running, r);
                     combiner.add(running);
                 }
                 finish_segments(combiner.finish(), w, fuse, y + start, count, r);
@@ -1333,9 +1337,8 @@ bool reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_
                           std::size_t count, const R& r) {
     using C = simd::compute_t<T>;
     const C identity = static_cast<C>(r.identity());
-    const std::size_t fuse = fused_rows_of_line<T, R>(width, step);
-    const std::ptrdiff_t visit_step = static_cast<std::ptrdiff_t>(fuse) * step;
-    const row_units plan = row_units::plan<T>(n / fuse, visit_step);
+    const row_units plan = row_units::of_line<T>(width, n, step);
+    const std::size_t fuse = plan.fuse;
     if (plan.units < 2) return false;
     const std::size_t lanes = fuse * width;
     std::vector<C> partial(plan.units * lanes, identity);
@@ -1345,11 +1348,8 @@ bool reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_
         for (std::size_t u = piece * plan.units / pieces; u < (piece + 1) * plan.units / pieces; ++u) {
             C* running = partial.data() + u * lanes;
             for (std::size_t start = 0; start < lanes; start += panel)  // fused rows: lanes ≤ panel
-                fold_unit(x + start, visit_step, std::min(panel, lanes - start), plan, u, running + start, r);
-            if (u + 1 == plan.units) {  // the rows left over (fused rows only), as reduce_rows
-                const T* row = x + static_cast<std::ptrdiff_t>(plan.visits) * visit_step;
-                for (std::size_t i = plan.visits * fuse; i < n; ++i, row += step) fold_row(row, running, width, r, simd::rows_ahead_bytes<T>(step));
-            }
+                fold_unit(x + start, std::min(panel, lanes - start), plan, u, running + start, r);
+            if (u + 1 == plan.units) fold_rows_left_over(x, n, step, fuse, width, running, r);  // as reduce_rows
         }
     });
     accumulator_rows<C, 2> rows;  // block, total
