@@ -984,7 +984,10 @@ void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::s
 // a narrow tile of columns down all the rows, with the accumulators in registers, ran at a third of the read
 // bandwidth; cutting rows into 256-lane panels at three quarters; four rows at a time, combined with each other
 // before the accumulator, read four pages at once: on an AMD Zen 5 half the speed of one row at a time, 64 MiB of
-// f32 rows of 4 KiB — bench/RESULTS.md.) Rows wider than a panel — what fits in
+// f32 rows of 4 KiB — bench/RESULTS.md.) One exception: float16 rows (lanes wider than the elements, pairs_rows)
+// of a long line are folded two at a time, one accumulator load and store for both — a row of the line's first half
+// with the same row of its second half, streams far apart (row_units); neighbouring rows read that way were 2–3.5×
+// slower from memory. Rows wider than a panel — what fits in
 // outer_row_budget bytes of accumulator rows — are cut into panels, each walked over all the rows. No
 // horizontal step at all; row ends narrower than a vector use partial loads.
 // Three rows of accumulators: the running row takes cascade_block input rows and then joins the block row,
