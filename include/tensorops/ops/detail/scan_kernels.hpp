@@ -11,8 +11,8 @@
 //   strided       anything else, and every user-defined element type: one scalar line at a time.
 // In place (output == input exactly) is safe in all three: each element is read before it is written.
 //
-// Blocks. A long scan (a contiguous line of more than 256 KiB, or more rows than make 256 KiB) is computed in
-// fixed blocks along its axis — lines in blocks of scan_block_bytes, rows in bands of band_rows(…) — each block
+// Blocks. A long scan (a contiguous line of more than 128 KiB, or more rows than make 256 KiB) is computed in
+// fixed blocks along its axis — lines in blocks of line_block_bytes, rows in bands of band_rows(…) — each block
 // scanned from the identity (its local running value r) and its outputs written as P ∘ r, where P, the prefix
 // entering the block, is chained on from the block before: P₁ = total₀, P_b+1 = P_b ∘ total_b. The first
 // block writes r itself, so a scan shorter than one block is computed exactly as without blocks. The blocks
@@ -80,17 +80,24 @@ struct custom_scan {
 // ---------------------------------------------------------------------------------------------
 // Blocks of a long scan (see the file comment).
 
-/// Size of a scan block, in bytes of the input element type.
-inline constexpr std::size_t scan_block_bytes = std::size_t{256} << 10;
+/// Size of a block of a contiguous line, in bytes of the input element type. On two threads each block is first
+/// written as its plain running values and then offset by its prefix (blocked_scan.hpp), which must find the block
+/// still in the core's L2: with 256 KiB blocks it often did not (1 MiB L2 per core, 4 KiB pages; 64 MiB lines on the
+/// Zen 5 guest, two threads: f64, int8, int64 5.3–7.0 ms and f32 3.7–6.3, against 3.6–4.0 for all with 128 KiB;
+/// 32 KiB blocks pay the hand-over per block, 4.3–4.8). One thread is the same with either (4.3–4.7 ms).
+inline constexpr std::size_t line_block_bytes = std::size_t{128} << 10;
 
 /// Elements per block of a contiguous line (a power of two: a multiple of twice every vector width).
 template <class T>
-inline constexpr std::size_t line_scan_block = scan_block_bytes / sizeof(T);
+inline constexpr std::size_t line_scan_block = line_block_bytes / sizeof(T);
+
+/// Size of a band of an across-rows scan, in bytes of the input element type (at least one row).
+inline constexpr std::size_t band_bytes = std::size_t{256} << 10;
 
 /// Rows per band of an across-rows scan whose rows are m elements of `element_size` bytes. Always taken from the
 /// whole tensor's rows: a piece that has some of the columns keeps the bands of the whole.
 [[nodiscard]] constexpr std::size_t band_rows(std::size_t m, std::size_t element_size) noexcept {
-    return std::max<std::size_t>(1, scan_block_bytes / std::max<std::size_t>(1, m * element_size));
+    return std::max<std::size_t>(1, band_bytes / std::max<std::size_t>(1, m * element_size));
 }
 
 /// What a block writes: its running values (the first block), the prefix combined with them (later blocks), or
