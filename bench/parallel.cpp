@@ -1,8 +1,8 @@
 // Parallel benchmarks: the f32 64 MiB case of each operator on a tensorops::thread_pool of 1 and 2 threads, on a
 // row-major [16384, 1024] tensor (the contiguous axis 1 and the outer axis 0), timed in wall-clock time, against
 // the read and copy limits measured with the same number of threads in this process (each thread streaming its
-// own half of a 64 MiB buffer at once, best of several passes). Eigen Tensor on a ThreadPoolDevice of the same size
-// is the peer, when installed. Counters: bytes_per_second, pct_of_threads_limit and best_pct_of_threads_limit (the
+// own half of a 64 MiB buffer at once, best of several passes). The peers, when installed: Eigen Tensor on a
+// ThreadPoolDevice of the same size, and PyTorch's ATen (Debian's libtorch, OpenMP) with at::set_num_threads. Counters: bytes_per_second, pct_of_threads_limit and best_pct_of_threads_limit (the
 // mean and the fastest pass; read limit for reductions and argmax, copy limit for cumulative ops and scatter's copy);
 // the reductions and scans also paired_pct_of_threads_limit and paired_median_pct_of_threads_limit, against the limit's
 // kernel run with as many threads over the benchmark's own buffers between its iterations (see run_threads).
@@ -19,6 +19,11 @@
 #ifdef TENSOROPS_BENCH_HAVE_EIGEN
 #define EIGEN_USE_THREADS
 #include <unsupported/Eigen/CXX11/Tensor>
+#endif
+
+#ifdef TENSOROPS_BENCH_HAVE_TORCH
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #endif
 
 namespace {
@@ -148,6 +153,64 @@ void run_threads(benchmark::State& state, int threads, std::int64_t bytes, tb::l
 }
 
 std::span<const float> input() { return tb::random_input<float>(rows * columns, 0); }
+
+#ifdef TENSOROPS_BENCH_HAVE_TORCH
+/// PyTorch's ATen on `threads` threads (at::set_num_threads): the reductions, argmax and cumulative sums above, on the
+/// same buffers, with the same limits and paired probes. ATen is set back to one thread after each, so that its idle
+/// OpenMP workers wait on no core while the benchmarks after it run.
+void register_torch_peers(int threads, const std::string& suffix) {
+    const std::pair<const char*, std::int64_t> layouts[] = {{"contiguous", 1}, {"outer", 0}};
+    using reduction = void (*)(at::Tensor&, const at::Tensor&, std::int64_t);
+    const std::pair<const char*, reduction> reductions[] = {
+        {"reduce/SUM", [](at::Tensor& y, const at::Tensor& x, std::int64_t axis) { at::sum_out(y, x, {axis}); }},
+        {"reduce/MAX", [](at::Tensor& y, const at::Tensor& x, std::int64_t axis) { at::amax_out(y, x, {axis}); }},
+        {"reduce/LOG_SUM_EXP", [](at::Tensor& y, const at::Tensor& x, std::int64_t axis) { at::logsumexp_out(y, x, {axis}); }},
+        {"argmax", [](at::Tensor& y, const at::Tensor& x, std::int64_t axis) { at::argmax_out(y, x, axis); }},
+    };
+    const auto on_threads = [threads](benchmark::State& state, std::int64_t bytes, tb::limit which, const tb::paired_probe& probe, const auto& body) {
+        at::set_num_threads(threads);
+        run_threads(state, threads, bytes, which, body, &probe);
+        at::set_num_threads(1);
+    };
+    for (auto [layout, axis] : layouts) {
+        for (auto [name, run] : reductions) {
+            const bool indices = std::string_view(name) == "argmax";
+            benchmark::RegisterBenchmark((std::string("parallel/torch/") + name + "/f32/" + layout + "/64MiB" + suffix).c_str(),
+                                         [=](benchmark::State& state) {
+                                             const auto x = input();
+                                             const at::Tensor xt = at::from_blob(const_cast<float*>(x.data()), {std::int64_t{rows}, std::int64_t{columns}}, at::kFloat);
+                                             at::Tensor yt = at::empty({std::int64_t(axis == 1 ? rows : columns)}, indices ? at::kLong : at::kFloat);
+                                             const auto probe = tb::paired_read(x);
+                                             on_threads(state, static_cast<std::int64_t>(x.size() * sizeof(float)), tb::limit::read, probe, [&] {
+                                                 run(yt, xt, axis);
+                                                 benchmark::ClobberMemory();
+                                             });
+                                         })
+                ->Unit(benchmark::kMicrosecond)
+                ->UseRealTime();
+        }
+    }
+    const std::tuple<const char*, std::vector<std::int64_t>, std::int64_t> scans[] = {
+        {"contiguous", {std::int64_t{rows}, std::int64_t{columns}}, 1}, {"outer", {std::int64_t{rows}, std::int64_t{columns}}, 0},
+        {"one_line", {std::int64_t{rows * columns}}, 0}};
+    for (const auto& [layout, sizes, axis] : scans) {
+        benchmark::RegisterBenchmark((std::string("parallel/torch/cumulative_sum/f32/") + layout + "/64MiB" + suffix).c_str(),
+                                     [=, sizes = sizes, axis = axis](benchmark::State& state) {
+                                         const auto x = input();
+                                         auto out = tb::scratch<float>(rows * columns, 1);
+                                         const at::Tensor xt = at::from_blob(const_cast<float*>(x.data()), sizes, at::kFloat);
+                                         at::Tensor yt = at::from_blob(out.data(), sizes, at::kFloat);
+                                         const auto probe = tb::paired_copy(x, out);
+                                         on_threads(state, static_cast<std::int64_t>(2 * x.size() * sizeof(float)), tb::limit::copy, probe, [&] {
+                                             at::cumsum_out(yt, xt, axis);
+                                             benchmark::ClobberMemory();
+                                         });
+                                     })
+            ->Unit(benchmark::kMicrosecond)
+            ->UseRealTime();
+    }
+}
+#endif
 
 void register_all() {
     using tensorops::reduce_function;
@@ -308,6 +371,9 @@ void register_all() {
                 ->Unit(benchmark::kMicrosecond)
                 ->UseRealTime();
         }
+#endif
+#ifdef TENSOROPS_BENCH_HAVE_TORCH
+        register_torch_peers(threads, suffix);
 #endif
     }
 }

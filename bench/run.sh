@@ -15,7 +15,7 @@ build="${TENSOROPS_BENCH_BUILD_DIR:-$root/build/bench}"
 # --- packages -------------------------------------------------------------------------------------
 # shellcheck source=../tools/ensure-packages.sh
 source "$root/tools/ensure-packages.sh"
-ensure_packages cmake g++ libbenchmark-dev libxsimd-dev libeigen3-dev libxtensor-dev
+ensure_packages cmake g++ libbenchmark-dev libxsimd-dev libeigen3-dev libxtensor-dev libtorch-dev
 
 # --- build ----------------------------------------------------------------------------------------
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \

@@ -255,7 +255,7 @@ TEMPLATE_LIST_TEST_CASE("cumulative: in place (output is exactly the input)", ""
     }
 }
 
-TEMPLATE_LIST_TEST_CASE("cumulative: scans longer than one block (lines past one 128 KiB block, rows past a band) match the reference", "",
+TEMPLATE_LIST_TEST_CASE("cumulative: scans longer than one block (lines past one 512 KiB block, rows past a band) match the reference", "",
                         tensorops_test::builtin_types) {
     using T = TestType;
     test_rng rng(std::string("cumulative blocks ") + std::string(tensorops_test::type_name<T>()));

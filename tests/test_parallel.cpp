@@ -178,6 +178,51 @@ TEMPLATE_TEST_CASE("parallel across-rows scan: a band that switches from plain t
     check.template operator()<true>();
 }
 
+// The same for a block of a long line: written in parts, plain until the prefix entering the block is published,
+// prefixed from then on, and the plain part offset by the prefix. The switch is forced before the first, second and
+// middle parts, before the last, and never, in a whole block and in a line's last block (not a whole number of parts,
+// with a tail shorter than a vector step), forward and backward, inclusive and exclusive.
+TEMPLATE_TEST_CASE("parallel line scan: a block that switches from plain to prefixed parts at any part is the prefixed block", "[parallel]",
+                   double, float, std::int32_t) {
+    using T = TestType;
+    namespace detail = tensorops::detail;
+    test_rng rng(std::string("parallel line switch ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    constexpr std::size_t K = detail::line_scan_block<T>, part = detail::line_part_bytes / sizeof(T), parts = K / part;
+    const std::size_t n = 2 * K + 3 * part + 2 * simd::lanes<T> + 3;  // block 2: three parts and a ragged rest
+    std::vector<T> x(n);
+    for (auto& v : x) v = tensorops_test::random_value<T>(rng);
+    const detail::sum_scan<T> scan{};
+    const auto prefix = static_cast<typename detail::sum_scan<T>::accumulator>(tensorops_test::random_value<T>(rng));
+    const auto check = [&]<bool Exclusive, bool Backward>() {
+        INFO("exclusive " << Exclusive << ", backward " << Backward);
+        const std::ptrdiff_t start = Backward ? static_cast<std::ptrdiff_t>(n) - 1 : 0;  // the first traversal position
+        for (const std::size_t b : {std::size_t{1}, std::size_t{2}}) {
+            const std::size_t length = detail::line_block_length<T>(n, b), block_parts = (length + part - 1) / part;
+            std::vector<T> expected(n);
+            const auto expected_total =
+                detail::scan_contiguous_line_block<detail::block_output::prefixed, Exclusive, Backward>(x.data() + start, expected.data() + start, n, b, scan,
+                                                                                                      prefix);
+            for (const std::size_t k : {std::size_t{0}, std::size_t{1}, std::size_t{2}, parts / 2, block_parts - 1, block_parts, block_parts + 1}) {
+                INFO("block " << b << ", the prefix arrives at question " << k);
+                std::size_t questions = 0;
+                const auto arrived = [&]() -> const typename detail::sum_scan<T>::accumulator* { return questions++ < k ? nullptr : &prefix; };
+                std::vector<T> got(n);
+                std::size_t plain = 0;
+                const auto total = detail::scan_line_block_as_prefix_arrives<Exclusive, Backward>(x.data() + start, got.data() + start, n, b, scan, arrived, plain);
+                CHECK(plain == std::min(k * part, length));
+                detail::offset_line_block_start<Backward>(got.data() + start, b, plain, prefix, scan);
+                CHECK(std::memcmp(got.data(), expected.data(), n * sizeof(T)) == 0);
+                CHECK(std::memcmp(&total, &expected_total, sizeof(total)) == 0);
+            }
+        }
+    };
+    check.template operator()<false, false>();
+    check.template operator()<true, false>();
+    check.template operator()<false, true>();
+    check.template operator()<true, true>();
+}
+
 TEMPLATE_LIST_TEST_CASE("parallel cumulative over few long scans: the fixed blocks give the sequential result", "[parallel]", parallel_types) {
     using T = TestType;
     test_rng rng(std::string("parallel cumulative blocks ") + std::string(tensorops_test::type_name<T>()));

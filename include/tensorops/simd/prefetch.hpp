@@ -95,6 +95,17 @@ template <bool ForWrite = false, bool Downward = false>
     else prefetch_page_ahead<ForWrite>(address, page_prefetch_distance, bytes);
 }
 
+/// What a kernel starts a stream with when no step before it hinted the stream's beginning (a block of a line that
+/// another thread scans the blocks around): one hint in each page of its first `bytes` bytes (Downward: of the
+/// `bytes` bytes ending at `address`, the walk's first element), the pages its steps' own hints
+/// (prefetch_stream_ahead) would have entered too late. A hint only, as prefetch_ahead.
+template <bool ForWrite = false, bool Downward = false>
+[[gnu::always_inline]] inline void prefetch_stream_start(const void* address, std::size_t bytes) noexcept {
+    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(address);
+    for (std::size_t offset = 0; offset < bytes; offset += page_bytes)
+        prefetch_line_as<ForWrite>(reinterpret_cast<const void*>(Downward ? first - offset : first + offset));
+}
+
 /// How far ahead (bytes, signed) a kernel walking rows `pitch` elements of T apart hints: the row at least
 /// page_prefetch_distance bytes on (0 for a pitch of 0).
 template <class T>

@@ -80,12 +80,19 @@ struct custom_scan {
 // ---------------------------------------------------------------------------------------------
 // Blocks of a long scan (see the file comment).
 
-/// Size of a block of a contiguous line, in bytes of the input element type. On two threads each block is first
-/// written as its plain running values and then offset by its prefix (blocked_scan.hpp), which must find the block
-/// still in the core's L2: with 256 KiB blocks it often did not (1 MiB L2 per core, 4 KiB pages; 64 MiB lines on the
-/// Zen 5 guest, two threads: f64, int8, int64 5.3–7.0 ms and f32 3.7–6.3, against 3.6–4.0 for all with 128 KiB;
-/// 32 KiB blocks pay the hand-over per block, 4.3–4.8). One thread is the same with either (4.3–4.7 ms).
-inline constexpr std::size_t line_block_bytes = std::size_t{128} << 10;
+/// Size of a block of a contiguous line, in bytes of the input element type. On several threads the blocks are
+/// scanned interleaved, each written plain until the prefix entering it arrives and that part offset by it from the
+/// core's L2 afterwards (blocked_scan.hpp): about 40 % of each block on two threads, so a block must stay in L2 for
+/// that long (1 MiB per core on Zen 5), and each thread's stream hops to a new place at every block. 64 MiB f32 line
+/// on two threads, Zen 5 guest, best of 10 (hints kept within each block): blocks of 64 KiB 3.5–3.8 ms, 128 KiB
+/// 2.8–3.1, 256 KiB 2.4–2.5, 512 KiB 2.15–2.4, 1 and 2 MiB 2.1–2.4; f64, int8 and int64 the same at 512 KiB (2.1–2.5,
+/// against 3.1–3.5 with 128 KiB blocks and the hints running on into the next block). One thread: 3.3–3.4 ms
+/// (128 KiB: 3.2–4.2).
+inline constexpr std::size_t line_block_bytes = std::size_t{512} << 10;
+
+/// A block of a contiguous line scanned in parallel is written in parts of this many bytes, the prefix entering the
+/// block looked for before each (blocked_scan.hpp). A multiple of twice every vector width, dividing line_block_bytes.
+inline constexpr std::size_t line_part_bytes = std::size_t{8} << 10;
 
 /// Elements per block of a contiguous line (a power of two: a multiple of twice every vector width).
 template <class T>
@@ -160,11 +167,15 @@ void scan_strided(const T* input, T* output, const iter::loop_nest<2>& nest, std
 // before: 2 KiB ahead gained ~13 % on the Intel host of the first measurements but cost 5–15 % on the Zen 5.)
 
 /// One block of a contiguous line: the n elements at traversal positions [0, n) from input / output (stepping
-/// backwards when Backward), scanned from the identity. Writes what Output says (`prefix` is the prefix of a
-/// prefixed block) and returns the block's total, the running value after its last element.
+/// backwards when Backward), scanned from `entering` (the identity for a whole block; the running value of the
+/// elements before, for the later part of a block cut at a multiple of 2W elements, which then computes exactly what
+/// the whole block does). Writes what Output says (`prefix` is the prefix of a prefixed block) and returns the
+/// running value after the last element (for a whole block, its total).
+/// Steps at traversal positions from `hint_end` on hint nothing ahead (n or more: every step hints).
 template <block_output Output, bool Exclusive, bool Backward, class T, class Scan>
 typename Scan::accumulator scan_contiguous_block(const T* input, T* output, std::size_t n, const Scan& scan,
-                                                 const typename Scan::accumulator& prefix) {
+                                                 const typename Scan::accumulator& prefix, const typename Scan::accumulator& entering,
+                                                 std::size_t hint_end) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
     using accumulator = typename Scan::accumulator;
@@ -190,13 +201,15 @@ typename Scan::accumulator scan_contiguous_block(const T* input, T* output, std:
         else if constexpr (Output == block_output::prefixed) simd::store(block(output, i), op(prefix_lanes, running));
     };
 
-    P carry(identity);
+    P carry(static_cast<C>(entering));  // every lane holds the running value (broadcast by `last` at each step)
     std::size_t i = 0;
     if constexpr (W > 1) {
         for (; i + 2 * W <= n; i += 2 * W) {
             const std::size_t low = Backward ? i + W : i;  // the step's lowest block
-            simd::prefetch_stream_ahead<false, Backward>(block(input, low), 2 * W * sizeof(T));
-            if constexpr (Output != block_output::none) simd::prefetch_stream_ahead<true, Backward>(block(output, low), 2 * W * sizeof(T));
+            if (i < hint_end) {
+                simd::prefetch_stream_ahead<false, Backward>(block(input, low), 2 * W * sizeof(T));
+                if constexpr (Output != block_output::none) simd::prefetch_stream_ahead<true, Backward>(block(output, low), 2 * W * sizeof(T));
+            }
             const P scan_a = simd::scan_lanes<Backward>(simd::load(block(input, i)), op, identity);
             const P scan_b = simd::scan_lanes<Backward>(simd::load(block(input, i + W)), op, identity);
             const P total_a = last(scan_a);
@@ -225,15 +238,70 @@ typename Scan::accumulator scan_contiguous_block(const T* input, T* output, std:
     return running;
 }
 
+/// Elements in block `b` of a contiguous line of n elements (line_scan_block, the last block the rest).
+template <class T>
+[[nodiscard]] constexpr std::size_t line_block_length(std::size_t n, std::size_t b) noexcept {
+    return std::min(line_scan_block<T>, n - b * line_scan_block<T>);
+}
+
+/// How a block of a line hints the memory ahead of it: as one stream with the blocks after it (one thread scans them
+/// all, in order), or only within itself, its first page_prefetch_distance bytes hinted as it starts (blocks scanned
+/// on several threads, interleaved: hints past the block's end would reach into another thread's block — for
+/// writing, taking its output lines away from the core writing them. 64 MiB line on two threads, Zen 5 guest:
+/// without the output hints 2.6–2.8 ms against 2.9–3.1 with them running on into the next block).
+enum class block_hints { stream, within_block };
+
+/// Elements [from, from + count) of block `b` of a contiguous line of n elements, scanned on from `entering`, the
+/// running value of the block's elements before `from` (the identity at 0): what the whole block computes there,
+/// for `from` a multiple of 2W (see scan_contiguous_block). Returns the running value after them.
+template <block_output Output, bool Exclusive, bool Backward, class T, class Scan>
+typename Scan::accumulator scan_contiguous_line_part(const T* input, T* output, std::size_t n, std::size_t b, std::size_t from, std::size_t count,
+                                                     const Scan& scan, const typename Scan::accumulator& prefix,
+                                                     const typename Scan::accumulator& entering, block_hints hints) {
+    const std::ptrdiff_t at = (Backward ? -1 : 1) * static_cast<std::ptrdiff_t>(b * line_scan_block<T> + from);
+    std::size_t hint_end = count;
+    if (hints == block_hints::within_block) {
+        constexpr std::size_t ahead = simd::page_prefetch_distance / sizeof(T);  // positions between a step and its hints
+        const std::size_t rest = line_block_length<T>(n, b) - from;              // positions from `from` to the block's end
+        hint_end = rest > ahead ? rest - ahead : 0;
+        if (from == 0) {
+            const std::size_t start_bytes = std::min(rest, ahead) * sizeof(T);
+            simd::prefetch_stream_start<false, Backward>(input + at, start_bytes);
+            if constexpr (Output != block_output::none) simd::prefetch_stream_start<true, Backward>(output + at, start_bytes);
+        }
+    }
+    if constexpr (Output == block_output::none) return scan_contiguous_block<Output, Exclusive, Backward>(input + at, output, count, scan, prefix, entering, hint_end);
+    else return scan_contiguous_block<Output, Exclusive, Backward>(input + at, output + at, count, scan, prefix, entering, hint_end);
+}
+
 /// Block `b` of a contiguous line of n elements (see scan_contiguous_block; `prefix` is ignored for block 0).
 template <block_output Output, bool Exclusive, bool Backward, class T, class Scan>
 typename Scan::accumulator scan_contiguous_line_block(const T* input, T* output, std::size_t n, std::size_t b, const Scan& scan,
-                                                      const typename Scan::accumulator& prefix) {
-    constexpr std::size_t K = line_scan_block<T>;
-    const std::ptrdiff_t at = (Backward ? -1 : 1) * static_cast<std::ptrdiff_t>(b * K);
-    const std::size_t length = std::min(K, n - b * K);
-    if constexpr (Output == block_output::none) return scan_contiguous_block<Output, Exclusive, Backward>(input + at, output, length, scan, prefix);
-    else return scan_contiguous_block<Output, Exclusive, Backward>(input + at, output + at, length, scan, prefix);
+                                                      const typename Scan::accumulator& prefix, block_hints hints = block_hints::stream) {
+    return scan_contiguous_line_part<Output, Exclusive, Backward>(input, output, n, b, 0, line_block_length<T>(n, b), scan, prefix, scan.identity(), hints);
+}
+
+/// Block `b` of a contiguous line of n elements on several threads (blocked_scan.hpp), where the compute type is the
+/// element type: written in parts of line_part_bytes, as its plain running values until `arriving()` gives the prefix
+/// entering the block (it is asked before each part and never waits), prefixed from then on; hints stay within the
+/// block. Returns the block's total; `plain_elements` receives how many traversal positions were written plain
+/// (offset_line_block_start brings them to what the prefixed block stores).
+template <bool Exclusive, bool Backward, class T, class Scan, class Arriving>
+typename Scan::accumulator scan_line_block_as_prefix_arrives(const T* input, T* output, std::size_t n, std::size_t b, const Scan& scan,
+                                                             const Arriving& arriving, std::size_t& plain_elements) {
+    using accumulator = typename Scan::accumulator;
+    constexpr std::size_t part = line_part_bytes / sizeof(T);
+    const std::size_t length = line_block_length<T>(n, b);
+    accumulator running = scan.identity();
+    const accumulator* prefix = nullptr;
+    std::size_t done = 0;
+    for (; done < length && (prefix = arriving()) == nullptr; done += std::min(part, length - done))
+        running = scan_contiguous_line_part<block_output::plain, Exclusive, Backward>(input, output, n, b, done, std::min(part, length - done), scan,
+                                                                                      scan.identity(), running, block_hints::within_block);
+    plain_elements = done;
+    if (done == length) return running;
+    return scan_contiguous_line_part<block_output::prefixed, Exclusive, Backward>(input, output, n, b, done, length - done, scan, *prefix, running,
+                                                                                  block_hints::within_block);
 }
 
 /// A whole contiguous line, its blocks in order.
