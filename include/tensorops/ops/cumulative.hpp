@@ -106,7 +106,7 @@ void wrapping_cumulative(const executor_ref& exec, std::string_view operation, c
 /// float and rounds once per output; integers wrap around (two's complement, no undefined behaviour);
 /// NaN and infinities propagate as IEEE addition makes them. Float sums along the contiguous axis are
 /// combined in a tree order inside each vector (error of a pairwise sum of the vector width, then sequential);
-/// a line longer than 128 KiB, or rows scanned across that make more than 256 KiB, is computed in fixed blocks,
+/// a line longer than 512 KiB, or rows scanned across that make more than 512 KiB, is computed in fixed blocks,
 /// each from zero and offset by the sum of the blocks before it (prefix + running), which only lowers the error.
 /// Aliasing: `output` may be exactly `input` (same data pointer, sizes and strides: in place); any other
 /// overlap is an error. Inputs may broadcast (stride 0) and any view may have negative strides.
@@ -117,8 +117,8 @@ void cumulative_sum(tensor_view<const std::type_identity_t<T>> input, tensor_vie
     detail::wrapping_cumulative<detail::sum_scan>(sequential, "cumulative_sum", input, output, options);
 }
 /// cumulative_sum on an executor (exec/executor.hpp): sets of whole lines run on its threads, each line scanned
-/// exactly as sequentially, so the result is bit-identical. With fewer lines than threads, each long scan (a line
-/// past 128 KiB, or rows scanned across past 256 KiB) is cut into the fixed blocks the kernels compute it in
+/// exactly as sequentially, so the result is bit-identical. With fewer lines than threads, each long scan (a line,
+/// or rows scanned across, past 512 KiB) is cut into the fixed blocks the kernels compute it in
 /// anyway (ops/detail/blocked_scan.hpp). Tensors under ~512 KiB run on the calling thread.
 template <additive T, class E>
     requires executor<std::remove_reference_t<E>>

@@ -11,8 +11,8 @@
 //   strided       anything else, and every user-defined element type: one scalar line at a time.
 // In place (output == input exactly) is safe in all three: each element is read before it is written.
 //
-// Blocks. A long scan (a contiguous line of more than 128 KiB, or more rows than make 256 KiB) is computed in
-// fixed blocks along its axis — lines in blocks of line_block_bytes, rows in bands of band_rows(…) — each block
+// Blocks. A long scan (a contiguous line, or rows scanned across, of more than 512 KiB) is computed in
+// fixed blocks along its axis — lines in blocks of scan_block_bytes, rows in bands of band_rows(…) — each block
 // scanned from the identity (its local running value r) and its outputs written as P ∘ r, where P, the prefix
 // entering the block, is chained on from the block before: P₁ = total₀, P_b+1 = P_b ∘ total_b. The first
 // block writes r itself, so a scan shorter than one block is computed exactly as without blocks. The blocks
@@ -80,31 +80,30 @@ struct custom_scan {
 // ---------------------------------------------------------------------------------------------
 // Blocks of a long scan (see the file comment).
 
-/// Size of a block of a contiguous line, in bytes of the input element type. On several threads the blocks are
-/// scanned interleaved, each written plain until the prefix entering it arrives and that part offset by it from the
-/// core's L2 afterwards (blocked_scan.hpp): about 40 % of each block on two threads, so a block must stay in L2 for
-/// that long (1 MiB per core on Zen 5), and each thread's stream hops to a new place at every block. 64 MiB f32 line
-/// on two threads, Zen 5 guest, best of 10 (hints kept within each block): blocks of 64 KiB 3.5–3.8 ms, 128 KiB
-/// 2.8–3.1, 256 KiB 2.4–2.5, 512 KiB 2.15–2.4, 1 and 2 MiB 2.1–2.4; f64, int8 and int64 the same at 512 KiB (2.1–2.5,
-/// against 3.1–3.5 with 128 KiB blocks and the hints running on into the next block). One thread: 3.3–3.4 ms
-/// (128 KiB: 3.2–4.2).
-inline constexpr std::size_t line_block_bytes = std::size_t{512} << 10;
+/// Size of a block of a long scan, in bytes of the input element type: a block of a contiguous line, or a band of rows
+/// scanned across (at least one row). On several threads the blocks are scanned interleaved, each written plain until
+/// the prefix entering it arrives and that part offset by it from the core's L2 afterwards (blocked_scan.hpp): about
+/// 40 % of each block on two threads, so a block must stay in L2 for that long (1 MiB per core on Zen 5), and each
+/// thread's stream hops to a new place at every block. 64 MiB on two threads, Zen 5 guest, best of 10, hints kept
+/// within each block: an f32 line in blocks of 64 KiB 3.5–3.8 ms, 128 KiB 2.8–3.1, 256 KiB 2.4–2.5, 512 KiB 2.15–2.4,
+/// 1 and 2 MiB 2.1–2.4 (f64, int8 and int64 at 512 KiB 2.1–2.5, against 3.1–3.5 with 128 KiB blocks and the hints
+/// running on into the next block); f32 [16384, 1024] over the rows, bands of 256 KiB / 512 KiB / 1 MiB / 2 MiB:
+/// 3.5–3.6 / 3.2–3.4 / 3.1–3.15 / 3.0–3.1 ms (3.9–4.1 before the hints stayed within the band). One thread is the
+/// same with any of them.
+inline constexpr std::size_t scan_block_bytes = std::size_t{512} << 10;
 
 /// A block of a contiguous line scanned in parallel is written in parts of this many bytes, the prefix entering the
-/// block looked for before each (blocked_scan.hpp). A multiple of twice every vector width, dividing line_block_bytes.
+/// block looked for before each (blocked_scan.hpp). A multiple of twice every vector width, dividing scan_block_bytes.
 inline constexpr std::size_t line_part_bytes = std::size_t{8} << 10;
 
 /// Elements per block of a contiguous line (a power of two: a multiple of twice every vector width).
 template <class T>
-inline constexpr std::size_t line_scan_block = line_block_bytes / sizeof(T);
-
-/// Size of a band of an across-rows scan, in bytes of the input element type (at least one row).
-inline constexpr std::size_t band_bytes = std::size_t{256} << 10;
+inline constexpr std::size_t line_scan_block = scan_block_bytes / sizeof(T);
 
 /// Rows per band of an across-rows scan whose rows are m elements of `element_size` bytes. Always taken from the
 /// whole tensor's rows: a piece that has some of the columns keeps the bands of the whole.
 [[nodiscard]] constexpr std::size_t band_rows(std::size_t m, std::size_t element_size) noexcept {
-    return std::max<std::size_t>(1, band_bytes / std::max<std::size_t>(1, m * element_size));
+    return std::max<std::size_t>(1, scan_block_bytes / std::max<std::size_t>(1, m * element_size));
 }
 
 /// What a block writes: its running values (the first block), the prefix combined with them (later blocks), or
@@ -397,6 +396,12 @@ struct row_hints {
     }
 };
 
+/// How many rows of `pitch` elements of T on a row hint lies `ahead_bytes` on (rows_ahead_bytes; 0 when it hints nothing).
+template <class T>
+[[nodiscard]] constexpr std::size_t rows_ahead(std::ptrdiff_t pitch, std::ptrdiff_t ahead_bytes) noexcept {
+    return pitch == 0 ? 0 : static_cast<std::size_t>(ahead_bytes / (pitch * static_cast<std::ptrdiff_t>(sizeof(T))));
+}
+
 /// R consecutive rows (x, y at row 0; steps in_step, out_step) of the columns [j, j + W) or, scalar, of column j:
 /// the running value comes from the carry, passes through the R rows in a register and goes back to the carry.
 template <std::size_t R, bool Exclusive, class T, class Scan, class Running, class Load, class Store>
@@ -549,13 +554,21 @@ void scan_band_as_prefix_arrives(const T* input, T* output, std::size_t n, std::
     for_each_carry_block<T, false>(m, in_step < 0, total, scan, [&](std::size_t first, std::size_t width, C* carry) {
         const T* x = input + first;
         T* y = output + first;
+        // Hints stay within the band (as a line block's: another thread scans the band after it). Each row hints the
+        // row `ahead` rows on while there is one in the band; the band's first `ahead` rows are hinted as it starts.
         const row_hints hints{simd::rows_ahead_bytes<T>(in_step), simd::rows_ahead_bytes<T>(out_step)};
+        const std::size_t ahead = std::max(rows_ahead<T>(in_step, hints.in_ahead), rows_ahead<T>(out_step, hints.out_ahead));
+        for (std::size_t r = 0; r < std::min(ahead, n); ++r) {
+            simd::prefetch_stream_start<false>(x + static_cast<std::ptrdiff_t>(r) * in_step, width * sizeof(T));
+            simd::prefetch_stream_start<true>(y + static_cast<std::ptrdiff_t>(r) * out_step, width * sizeof(T));
+        }
+        const auto hints_of = [&](std::size_t i) { return i + ahead < n ? hints : row_hints{}; };
         std::size_t i = 0;
         for (; i < n && prefix == nullptr && (prefix = arriving()) == nullptr; ++i, x += in_step, y += out_step)
-            scan_rows_into_carry<1, block_output::plain, Exclusive>(x, y, in_step, out_step, width, carry, nullptr, scan, hints);
+            scan_rows_into_carry<1, block_output::plain, Exclusive>(x, y, in_step, out_step, width, carry, nullptr, scan, hints_of(i));
         plain_rows[first / carry_block_width<T>] = i;
         for (; i < n; ++i, x += in_step, y += out_step)
-            scan_rows_into_carry<1, block_output::prefixed, Exclusive>(x, y, in_step, out_step, width, carry, prefix + first, scan, hints);
+            scan_rows_into_carry<1, block_output::prefixed, Exclusive>(x, y, in_step, out_step, width, carry, prefix + first, scan, hints_of(i));
     });
 }
 
