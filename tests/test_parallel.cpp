@@ -182,9 +182,8 @@ TEMPLATE_TEST_CASE("parallel across-rows scan: a band that switches from plain t
 // prefixed from then on, and the plain part offset by the prefix. The switch is forced before the first, second and
 // middle parts, before the last, and never, in a whole block and in a line's last block (not a whole number of parts,
 // with a tail shorter than a vector step), forward and backward, inclusive and exclusive.
-TEMPLATE_TEST_CASE("parallel line scan: a block that switches from plain to prefixed parts at any part is the prefixed block", "[parallel]",
-                   double, float, std::int32_t) {
-    using T = TestType;
+template <class T>
+void check_line_block_switch() {
     namespace detail = tensorops::detail;
     test_rng rng(std::string("parallel line switch ") + std::string(tensorops_test::type_name<T>()));
     INFO(rng.describe());
@@ -221,6 +220,15 @@ TEMPLATE_TEST_CASE("parallel line scan: a block that switches from plain to pref
     check.template operator()<true, false>();
     check.template operator()<false, true>();
     check.template operator()<true, true>();
+}
+
+TEMPLATE_TEST_CASE("parallel line scan: a block that switches from plain to prefixed parts at any part is the prefixed block", "[parallel]",
+                   double, float, std::int32_t) {
+    if constexpr (!simd::vectorized) {
+        SUCCEED("scalar builds scan lines one element at a time (scan_layout::strided): no blocks to switch");
+    } else {
+        check_line_block_switch<TestType>();
+    }
 }
 
 TEMPLATE_LIST_TEST_CASE("parallel cumulative over few long scans: the fixed blocks give the sequential result", "[parallel]", parallel_types) {

@@ -25,8 +25,9 @@ inline void spin_pause() noexcept {
 /// the pieces that wait (blocked_scan.hpp) wait for the piece just before them, a few microseconds from setting
 /// it, and sleeping in atomic::wait cost every hand-over a futex wake-up: one line of 64 MiB on two threads (512
 /// blocks) slept ~30 times a call, 3.6–3.7 ms, against 3.4–3.5 spinning; rows scanned across slept ~100 times,
-/// 4.8–5.0 ms against 4.2–4.3 (Zen 5 guest, best of 10). After spin_checks checks (tens of microseconds: more
-/// threads than cores, or a slow piece before) it sleeps in atomic::wait.
+/// 4.8–5.0 ms against 4.2–4.3 (Zen 5 guest, best of 10). After spin_checks checks with a pause between them (78 µs
+/// on that Zen 5, longer on cores with a slower PAUSE; a 512 KiB scan block takes ~50 µs on one of two threads) —
+/// more threads than cores, or a slow piece before — it sleeps in atomic::wait.
 inline void wait_until_set(const std::atomic<bool>& flag) noexcept {
     constexpr int spin_checks = 4096;
     for (int i = 0; i < spin_checks; ++i) {
