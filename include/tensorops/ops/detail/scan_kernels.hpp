@@ -244,10 +244,11 @@ template <class T>
 }
 
 /// How a block of a line hints the memory ahead of it: as one stream with the blocks after it (one thread scans them
-/// all, in order), or only within itself, its first page_prefetch_distance bytes hinted as it starts (blocks scanned
-/// on several threads, interleaved: hints past the block's end would reach into another thread's block — for
-/// writing, taking its output lines away from the core writing them. 64 MiB line on two threads, Zen 5 guest:
-/// without the output hints 2.6–2.8 ms against 2.9–3.1 with them running on into the next block).
+/// all, in order; and the two-pass parallel scan, measured faster so), or only within itself, its first
+/// page_prefetch_distance bytes hinted as it starts (the one-pass parallel scan, whose threads scan neighbouring
+/// blocks at once: hints past the block's end would reach into another thread's block — for writing, taking its
+/// output lines away from the core writing them. 64 MiB line on two threads, Zen 5 guest: without the output hints
+/// 2.6–2.8 ms against 2.9–3.1 with them running on into the next block).
 enum class block_hints { stream, within_block };
 
 /// Elements [from, from + count) of block `b` of a contiguous line of n elements, scanned on from `entering`, the
@@ -276,8 +277,9 @@ typename Scan::accumulator scan_contiguous_line_part(const T* input, T* output, 
 /// Block `b` of a contiguous line of n elements (see scan_contiguous_block; `prefix` is ignored for block 0).
 template <block_output Output, bool Exclusive, bool Backward, class T, class Scan>
 typename Scan::accumulator scan_contiguous_line_block(const T* input, T* output, std::size_t n, std::size_t b, const Scan& scan,
-                                                      const typename Scan::accumulator& prefix, block_hints hints = block_hints::stream) {
-    return scan_contiguous_line_part<Output, Exclusive, Backward>(input, output, n, b, 0, line_block_length<T>(n, b), scan, prefix, scan.identity(), hints);
+                                                      const typename Scan::accumulator& prefix) {
+    return scan_contiguous_line_part<Output, Exclusive, Backward>(input, output, n, b, 0, line_block_length<T>(n, b), scan, prefix, scan.identity(),
+                                                                  block_hints::stream);
 }
 
 /// Block `b` of a contiguous line of n elements on several threads (blocked_scan.hpp), where the compute type is the
