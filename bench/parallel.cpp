@@ -2,10 +2,11 @@
 // row-major [16384, 1024] tensor (the contiguous axis 1 and the outer axis 0), timed in wall-clock time, against
 // the read and copy limits measured with the same number of threads in this process (each thread streaming its
 // own half of a 64 MiB buffer at once, best of several passes). The peers, when installed: Eigen Tensor on a
-// ThreadPoolDevice of the same size, and PyTorch's ATen (Debian's libtorch, OpenMP) with at::set_num_threads. Counters: bytes_per_second, pct_of_threads_limit and best_pct_of_threads_limit (the
-// mean and the fastest pass; read limit for reductions and argmax, copy limit for cumulative ops and scatter's copy);
-// the reductions and scans also paired_pct_of_threads_limit and paired_median_pct_of_threads_limit, against the limit's
-// kernel run with as many threads over the benchmark's own buffers between its iterations (see run_threads).
+// ThreadPoolDevice of the same size, and PyTorch's ATen (Debian's libtorch, OpenMP) with at::set_num_threads.
+// Counters: bytes_per_second, pct_of_threads_limit and best_pct_of_threads_limit (the mean and the fastest pass;
+// read limit for reductions and argmax, copy limit for cumulative ops and scatter's copy); the reductions and scans
+// also paired_pct_of_threads_limit and paired_median_pct_of_threads_limit, against the limit's kernel run with as
+// many threads over the benchmark's own buffers between its iterations (see run_threads).
 #include "harness.hpp"
 
 #include <tensorops/tensorops.hpp>
