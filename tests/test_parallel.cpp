@@ -187,7 +187,7 @@ void check_line_block_switch() {
     namespace detail = tensorops::detail;
     test_rng rng(std::string("parallel line switch ") + std::string(tensorops_test::type_name<T>()));
     INFO(rng.describe());
-    constexpr std::size_t K = detail::line_scan_block<T>, part = detail::line_part_bytes / sizeof(T), parts = K / part;
+    constexpr std::size_t K = detail::line_scan_block<T>, part = detail::line_part_bytes / sizeof(T);
     const std::size_t n = 2 * K + 3 * part + 2 * simd::lanes<T> + 3;  // block 2: three parts and a ragged rest
     std::vector<T> x(n);
     for (auto& v : x) v = tensorops_test::random_value<T>(rng);
@@ -202,7 +202,7 @@ void check_line_block_switch() {
             const auto expected_total =
                 detail::scan_contiguous_line_block<detail::block_output::prefixed, Exclusive, Backward>(x.data() + start, expected.data() + start, n, b, scan,
                                                                                                       prefix);
-            for (const std::size_t k : {std::size_t{0}, std::size_t{1}, std::size_t{2}, parts / 2, block_parts - 1, block_parts, block_parts + 1}) {
+            for (const std::size_t k : {std::size_t{0}, std::size_t{1}, std::size_t{2}, block_parts / 2, block_parts - 1, block_parts, block_parts + 1}) {
                 INFO("block " << b << ", the prefix arrives at question " << k);
                 std::size_t questions = 0;
                 const auto arrived = [&]() -> const typename detail::sum_scan<T>::accumulator* { return questions++ < k ? nullptr : &prefix; };

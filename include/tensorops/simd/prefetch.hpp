@@ -106,14 +106,20 @@ template <bool ForWrite = false, bool Downward = false>
         prefetch_line_as<ForWrite>(reinterpret_cast<const void*>(Downward ? first - offset : first + offset));
 }
 
-/// How far ahead (bytes, signed) a kernel walking rows `pitch` elements of T apart hints: the row at least
+/// How many rows ahead a kernel walking rows `pitch` elements of T apart hints: the first row at least
 /// page_prefetch_distance bytes on (0 for a pitch of 0).
 template <class T>
-[[nodiscard]] constexpr std::ptrdiff_t rows_ahead_bytes(std::ptrdiff_t pitch) noexcept {
+[[nodiscard]] constexpr std::size_t rows_ahead(std::ptrdiff_t pitch) noexcept {
     const std::ptrdiff_t bytes = pitch * static_cast<std::ptrdiff_t>(sizeof(T));
     if (bytes == 0) return 0;
     const std::ptrdiff_t size = bytes < 0 ? -bytes : bytes;
-    return bytes * ((page_prefetch_distance + size - 1) / size);
+    return static_cast<std::size_t>((page_prefetch_distance + size - 1) / size);
+}
+
+/// How far ahead (bytes, signed) a kernel walking rows `pitch` elements of T apart hints: rows_ahead rows on.
+template <class T>
+[[nodiscard]] constexpr std::ptrdiff_t rows_ahead_bytes(std::ptrdiff_t pitch) noexcept {
+    return pitch * static_cast<std::ptrdiff_t>(sizeof(T)) * static_cast<std::ptrdiff_t>(rows_ahead<T>(pitch));
 }
 
 /// Gather's and scatter's copies (ops/detail/index_tuples.hpp, move_slices): how many index tuples ahead they hint

@@ -164,6 +164,7 @@ void scan_strided(const T* input, T* output, const iter::loop_nest<2>& nest, std
 // 64 MiB of f32 on an AMD Zen 5 guest in 4 KiB pages, one line 22–25 → 27–30 GB/s (read + written), rows of 1024
 // 22–25 → 28–29, backward 23–25 → 29–33 (best of 12, three rounds, alternated). (Hints per line had been tried
 // before: 2 KiB ahead gained ~13 % on the Intel host of the first measurements but cost 5–15 % on the Zen 5.)
+// A block of the one-pass parallel scan hints only within itself (block_hints, below).
 
 /// One block of a contiguous line: the n elements at traversal positions [0, n) from input / output (stepping
 /// backwards when Backward), scanned from `entering` (the identity for a whole block; the running value of the
@@ -398,12 +399,6 @@ struct row_hints {
     }
 };
 
-/// How many rows of `pitch` elements of T on a row hint lies `ahead_bytes` on (rows_ahead_bytes; 0 when it hints nothing).
-template <class T>
-[[nodiscard]] constexpr std::size_t rows_ahead(std::ptrdiff_t pitch, std::ptrdiff_t ahead_bytes) noexcept {
-    return pitch == 0 ? 0 : static_cast<std::size_t>(ahead_bytes / (pitch * static_cast<std::ptrdiff_t>(sizeof(T))));
-}
-
 /// R consecutive rows (x, y at row 0; steps in_step, out_step) of the columns [j, j + W) or, scalar, of column j:
 /// the running value comes from the carry, passes through the R rows in a register and goes back to the carry.
 template <std::size_t R, bool Exclusive, class T, class Scan, class Running, class Load, class Store>
@@ -559,7 +554,7 @@ void scan_band_as_prefix_arrives(const T* input, T* output, std::size_t n, std::
         // Hints stay within the band (as a line block's: another thread scans the band after it). Each row hints the
         // row `ahead` rows on while there is one in the band; the band's first `ahead` rows are hinted as it starts.
         const row_hints hints{simd::rows_ahead_bytes<T>(in_step), simd::rows_ahead_bytes<T>(out_step)};
-        const std::size_t ahead = std::max(rows_ahead<T>(in_step, hints.in_ahead), rows_ahead<T>(out_step, hints.out_ahead));
+        const std::size_t ahead = std::max(simd::rows_ahead<T>(in_step), simd::rows_ahead<T>(out_step));
         for (std::size_t r = 0; r < std::min(ahead, n); ++r) {
             simd::prefetch_stream_start<false>(x + static_cast<std::ptrdiff_t>(r) * in_step, width * sizeof(T));
             simd::prefetch_stream_start<true>(y + static_cast<std::ptrdiff_t>(r) * out_step, width * sizeof(T));
