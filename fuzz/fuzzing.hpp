@@ -333,4 +333,8 @@ void fuzz_cumulative(reader& in, tensor_data_type type, bool product);
 void fuzz_reduce(reader& in, tensor_data_type type, int which);  // which: 0 reduce, 1 argmax, 2 argmin
 void fuzz_scatter(reader& in, tensor_data_type type);
 
+/// Decodes one input into an operator call and checks its outcome; aborts (fail) if the property does not hold.
+/// fuzz_one_input.cpp; the libFuzzer entry point (dml_fuzzer.cpp) and the corpus replay of the tests call it.
+void fuzz_one_input(const std::uint8_t* data, std::size_t size);
+
 }  // namespace tensorops_fuzz

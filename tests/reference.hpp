@@ -193,22 +193,29 @@ inline std::vector<std::size_t> reduced_sizes(const std::vector<std::size_t>& si
     return out;
 }
 
-/// Calls f(group_index) for every element of the group that reduces into output element `out_index`,
-/// in row-major order over the reduced axes.
-template <class F>
-void for_each_in_group(const std::vector<std::size_t>& sizes, const std::vector<std::size_t>& axes,
-                       const std::vector<std::size_t>& out_index, F&& f) {
-    std::vector<bool> reduced(sizes.size(), false);
-    for (std::size_t axis : axes) reduced[axis] = true;
-    std::vector<std::size_t> group_sizes(sizes.size(), 1);
-    for (std::size_t d = 0; d < sizes.size(); ++d)
-        if (reduced[d]) group_sizes[d] = sizes[d];
-    std::vector<std::size_t> index = out_index;  // the kept coordinates stay; the reduced ones are set per element
-    for_each_index(group_sizes, [&](const std::vector<std::size_t>& offset) {
-        for (std::size_t d = 0; d < sizes.size(); ++d)
-            if (reduced[d]) index[d] = offset[d];
-        f(static_cast<const std::vector<std::size_t>&>(index));
+/// The groups of a reduction: groups[o] holds, in row-major order over the reduced axes, the elements of `x` that
+/// reduce into output element o (row-major over the output's sizes, `reduced_sizes`). One row-major pass over x:
+/// an element's output position is its index with the reduced coordinates dropped, and the elements of one group
+/// are met in row-major order of their reduced coordinates, since the kept ones are the same for all of them.
+template <class T>
+std::vector<std::vector<T>> groups_of(const dense<T>& x, const std::vector<std::size_t>& axes) {
+    const auto out_sizes = reduced_sizes(x.sizes, axes);
+    std::vector<std::size_t> out_strides(x.sizes.size(), 0);  // 0 on the reduced axes
+    std::size_t out_count = 1;
+    for (std::size_t d = x.sizes.size(); d-- > 0;) {
+        out_strides[d] = out_sizes[d] == x.sizes[d] ? out_count : 0;
+        out_count *= out_sizes[d];
+    }
+    std::vector<std::vector<T>> groups(out_count);
+    const std::size_t group_size = out_count == 0 ? 0 : x.values.size() / out_count;
+    for (auto& group : groups) group.reserve(group_size);
+    std::size_t n = 0;
+    for_each_index(x.sizes, [&](const std::vector<std::size_t>& index) {
+        std::size_t out = 0;
+        for (std::size_t d = 0; d < index.size(); ++d) out += index[d] * out_strides[d];
+        groups[out].push_back(x.values[n++]);
     });
+    return groups;
 }
 
 /// Reduces `x` over `axes` (rank kept). Floating types: long double, with the stable log-sum-exp of §2.
@@ -218,9 +225,11 @@ void for_each_in_group(const std::vector<std::size_t>& sizes, const std::vector<
 template <class T>
 dense<long double> reduce(const dense<T>& x, const std::vector<std::size_t>& axes, reduce_operation operation) {
     auto out = dense<long double>::filled(reduced_sizes(x.sizes, axes), 0.0L);
-    for_each_index(out.sizes, [&](const std::vector<std::size_t>& out_index) {
+    const auto groups = groups_of(x, axes);
+    for (std::size_t o = 0; o < groups.size(); ++o) {
         std::vector<wide_t<T>> group;
-        for_each_in_group(x.sizes, axes, out_index, [&](const std::vector<std::size_t>& index) { group.push_back(widen(x[index])); });
+        group.reserve(groups[o].size());
+        for (const T& element : groups[o]) group.push_back(widen(element));
         const auto n = static_cast<long double>(group.size());
         auto as_long_double = [](const wide_t<T>& v) { return static_cast<long double>(v); };
         long double result = 0;
@@ -282,8 +291,8 @@ dense<long double> reduce(const dense<T>& x, const std::vector<std::size_t>& axe
                 assert(false && "use reference::arg_reduce");
                 break;
         }
-        out[out_index] = result;
-    });
+        out.values[o] = result;
+    }
     return out;
 }
 
@@ -292,12 +301,13 @@ dense<long double> reduce(const dense<T>& x, const std::vector<std::size_t>& axe
 template <class T>
 dense<std::int64_t> arg_reduce(const dense<T>& x, const std::vector<std::size_t>& axes, bool maximum, bool last) {
     auto out = dense<std::int64_t>::filled(reduced_sizes(x.sizes, axes), 0);
-    for_each_index(out.sizes, [&](const std::vector<std::size_t>& out_index) {
+    const auto groups = groups_of(x, axes);
+    for (std::size_t o = 0; o < groups.size(); ++o) {
         std::int64_t position = 0, best_position = -1;
         long double best = 0;
         bool best_is_nan = false;
-        for_each_in_group(x.sizes, axes, out_index, [&](const std::vector<std::size_t>& index) {
-            const long double value = static_cast<long double>(widen(x[index]));
+        for (const T& element : groups[o]) {
+            const long double value = static_cast<long double>(widen(element));
             const bool value_is_nan = std::isnan(value);
             bool take = false;
             if (best_position < 0) take = true;
@@ -311,9 +321,9 @@ dense<std::int64_t> arg_reduce(const dense<T>& x, const std::vector<std::size_t>
                 best_position = position;
             }
             ++position;
-        });
-        out[out_index] = best_position;
-    });
+        }
+        out.values[o] = best_position;
+    }
     return out;
 }
 

@@ -38,8 +38,11 @@ inline constexpr bool sanitized_build = TENSOROPS_TEST_SANITIZED != 0;
 /// builds; every other one in the sanitised builds, where the few tests that sweep large tensors over every
 /// function and shape would otherwise take most of the run. Tests index their combinations so that, over the
 /// sweep, each function still meets several shapes (e.g. shape number + function number), so every kernel path
-/// still runs under the sanitizers.
-constexpr bool runs_in_this_build(std::size_t index) { return !sanitized_build || index % 2 == 0; }
+/// still runs under the sanitizers. The sweeps of tensors past the library's block sizes (megabytes per
+/// combination) take `sanitized_share` = 4: one combination in four, indexed so that each shape still runs.
+constexpr bool runs_in_this_build(std::size_t index, std::size_t sanitized_share = 2) {
+    return !sanitized_build || index % sanitized_share == 0;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Element types.
@@ -233,17 +236,24 @@ public:
     [[nodiscard]] const std::vector<std::size_t>& sizes() const { return sizes_; }
     [[nodiscard]] const std::vector<std::ptrdiff_t>& strides() const { return strides_; }
 
-    /// Calls f(offset) for every element of the view in row-major order of its indices.
+    /// Calls f(offset) for every element of the view in row-major order of its indices: an odometer over the outer
+    /// coordinates, each step a run along the last dimension.
     template <class F>
     void for_each_offset(F&& f) const {
         std::size_t count = 1;
         for (std::size_t s : sizes_) count *= s;
-        std::vector<std::size_t> index(sizes_.size(), 0);
-        for (std::size_t n = 0; n < count; ++n) {
+        if (count == 0) return;
+        if (sizes_.empty()) {
+            f(std::ptrdiff_t{0});
+            return;
+        }
+        const std::size_t last = sizes_.size() - 1;
+        std::vector<std::size_t> index(sizes_.size(), 0);  // index[last] stays 0
+        for (std::size_t n = 0; n < count; n += sizes_[last]) {
             std::ptrdiff_t offset = 0;
-            for (std::size_t d = 0; d < sizes_.size(); ++d) offset += static_cast<std::ptrdiff_t>(index[d]) * strides_[d];
-            f(offset);
-            for (std::size_t d = sizes_.size(); d-- > 0;) {
+            for (std::size_t d = 0; d < last; ++d) offset += static_cast<std::ptrdiff_t>(index[d]) * strides_[d];
+            for (std::size_t i = 0; i < sizes_[last]; ++i, offset += strides_[last]) f(offset);
+            for (std::size_t d = last; d-- > 0;) {
                 if (++index[d] < sizes_[d]) break;
                 index[d] = 0;
             }
@@ -252,6 +262,9 @@ public:
     /// The view's elements in row-major order of their indices.
     [[nodiscard]] std::vector<T> values() const {
         std::vector<T> out;
+        std::size_t count = 1;
+        for (std::size_t s : sizes_) count *= s;
+        out.reserve(count);
         for_each_offset([&](std::ptrdiff_t offset) { out.push_back(storage_[static_cast<std::size_t>(origin_ + offset)]); });
         return out;
     }

@@ -362,9 +362,14 @@ TEST_CASE("gather_nd and scatter_nd: rows of every size their copy treats apart,
     const std::size_t row_bytes[] = {1, 15, 17, 31, 32, 33, 48, 63, 64, 65, 96, 127, 128, 129, 200, 255, 256,
                                      257, 320, 511, 512, 513, 1000, 2047, 2048, 2049, 3000};
     const tt::layout_kind index_layouts[] = {tt::layout_kind::packed, tt::layout_kind::reversed, tt::layout_kind::mixed};
-    for (std::size_t bytes : row_bytes)
-        for (std::size_t shift = 0; shift < (bytes <= 600 ? 3 : 1); ++shift) {  // long rows: one misalignment (time under the sanitisers)
+    // Long rows take one misalignment; in the sanitised builds every row size takes one, a different one from its
+    // neighbours (time under the sanitisers).
+    for (std::size_t size_index = 0; size_index < std::size(row_bytes); ++size_index) {
+        const std::size_t bytes = row_bytes[size_index], shifts = bytes <= 600 ? 3 : 1;
+        for (std::size_t shift = 0; shift < shifts; ++shift) {
+            if (tensorops_test::sanitized_build && shift != size_index % shifts) continue;
             check_row_copies<std::uint8_t>(rng, bytes, shift, index_layouts[shift]);
             if (bytes % sizeof(float) == 0 && bytes <= 600) check_row_copies<float>(rng, bytes, shift, index_layouts[(shift + 1) % 3]);
         }
+    }
 }

@@ -253,10 +253,11 @@ TEMPLATE_LIST_TEST_CASE("parallel cumulative over few long scans: the fixed bloc
                                  {{3 * band + 1, m}, 0, {}},
                                  {{band + 2, 2, m}, 0, {2 * row, row, 1}},
                                  {{7, wide}, 0, {}}};
-    std::size_t combination = 0;
+    std::size_t shape_number = 0;
     for (const auto& [sizes, axis, strides] : shapes) {
         for (int variant = 0; variant < 4; ++variant) {
-            if (!tensorops_test::runs_in_this_build(combination++)) continue;
+            // Sanitised builds: one variant per shape, a different one for each.
+            if (!tensorops_test::runs_in_this_build(shape_number + static_cast<std::size_t>(variant), 4)) continue;
             const bool product = variant % 2 == 1;
             const scan_options options{axis, variant < 2 ? axis_direction::increasing : axis_direction::decreasing, variant == 1 || variant == 2};
             guarded_buffer<T> input(sizes, strides.empty() ? tensorops_test::random_strides(rng, sizes, layout_kind::packed) : strides);
@@ -272,6 +273,7 @@ TEMPLATE_LIST_TEST_CASE("parallel cumulative over few long scans: the fixed bloc
                 else cumulative_sum<T>(exec, input.const_view(), y, options);
             })));
         }
+        ++shape_number;
     }
 }
 

@@ -2,20 +2,25 @@
 # Builds and runs every test, in four configurations:
 #   gcc-baseline   g++ -Og, -march=x86-64 (SSE2), plus the package-consumption tests
 #   gcc-v3         g++ -O2, -march=x86-64-v3 (AVX2, FMA, F16C)
-#   clang-v3-san   clang++, -march=x86-64-v3, AddressSanitizer + UndefinedBehaviorSanitizer, plus the dml tests, the
-#                  libFuzzer target of tensorops::dml and a 30-second run of it (the test dml_fuzz, seed corpus fuzz/corpus)
+#   clang-v3-san   clang++, -march=x86-64-v3, AddressSanitizer + UndefinedBehaviorSanitizer, plus the dml tests and the
+#                  replay of the dml fuzzer's seed corpus (fuzz/corpus: every input checked as the fuzzer checks it)
 #   gcc-scalar-san g++, -march=x86-64, xsimd disabled (scalar paths), AddressSanitizer + UndefinedBehaviorSanitizer,
 #                  plus the examples
-# and, when asked for by name on a CPU with AVX-512 (F, BW, DQ, VL), a fifth:
-#   gcc-v4         g++, -march=x86-64-v4 (512-bit registers): run it after changing simd/ or a kernel's vector
-#                  steps. Not in the default run, which CI runs (a fifth optimised build of every test: ~4 more minutes).
+# and, when asked for by name:
+#   clang-fuzz     the libFuzzer target of tensorops::dml (clang++, -march=x86-64-v3, the sanitizers) and a run of it of
+#                  TENSOROPS_FUZZ_SECONDS (default 300) from the seed corpus: run it after changing dml/ or a kernel's
+#                  edge handling, and commit the inputs it adds to fuzz/corpus. Not in the default run, which CI runs:
+#                  the fuzzer compiles every operator a second time (~250 CPU-seconds at -O0, ~2 minutes of CI's wall
+#                  time with a 30-second run), while the replay of its corpus shares the tests' instantiations.
+#   gcc-v4         g++, -march=x86-64-v4 (512-bit registers), on a CPU with AVX-512 (F, BW, DQ, VL): run it after
+#                  changing simd/ or a kernel's vector steps (a fifth optimised build of every test: ~4 more minutes).
 # Translation units that instantiate the whole dml layer (every operator × data type × index type) take minutes
 # each to compile and exercise dispatch code that is the same at every ISA level, so they are built where they add
-# something: the dml tests and the fuzzer in clang-v3-san (under the sanitizers), the examples (the demo and
+# something: the dml tests and the corpus replay in clang-v3-san (under the sanitizers), the examples (the demo and
 # custom_type, run as tests, under the sanitizers) in gcc-scalar-san (at -O0: they only have to run, and the demo took
 # 130 s at -O1; there its 60-100 s overlap the shorter of the two unity groups, where in gcc-baseline they added
 # ~45 s to the build). The kernels behind them are tested in every configuration.
-# Usage: tools/run-tests.sh [configuration ...]   (default: the four above; gcc-v4 only by name)
+# Usage: tools/run-tests.sh [configuration ...]   (default: the four above; clang-fuzz and gcc-v4 only by name)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=ensure-packages.sh
@@ -35,8 +40,8 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stack
 # nine minutes for the reduce tests alone.
 # The test files are compiled in two unity translation units per configuration (TENSOROPS_UNITY_TESTS: each
 # operator's kernels compiled once per group rather than once per file — half the compile time). In the sanitised
-# builds the few tests that sweep large tensors over every function and shape run every other combination
-# (tests/support.hpp, runs_in_this_build), the fuzzer runs for 30 seconds, and CTest runs the test binary once per
+# builds the few tests that sweep large tensors over every function and shape run every other combination, or one in
+# four for tensors past the block sizes (tests/support.hpp, runs_in_this_build), and CTest runs the test binary once per
 # test file rather than once per test case (TENSOROPS_TESTS_PER_FILE: a sanitised process takes 0.15-0.4 s to start
 # and exit, ~160 CPU-seconds over ~650 cases in clang-v3-san).
 release=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG")
@@ -51,7 +56,9 @@ configure_args() {
                           "${without_dml[@]}") ;;
     gcc-v3)         args=(-DCMAKE_CXX_COMPILER=g++ "${release[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3" "${without_dml[@]}") ;;
     clang-v3-san)   args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0" -DTENSOROPS_BUILD_EXAMPLES=OFF
-                          -DTENSOROPS_DML_TESTS=ON -DTENSOROPS_BUILD_FUZZER=ON -DTENSOROPS_FUZZ_SECONDS=30) ;;
+                          -DTENSOROPS_DML_TESTS=ON) ;;
+    clang-fuzz)     args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0" "${without_dml[@]}"
+                          -DTENSOROPS_BUILD_TESTS=OFF -DTENSOROPS_BUILD_FUZZER=ON "-DTENSOROPS_FUZZ_SECONDS=${TENSOROPS_FUZZ_SECONDS:-300}") ;;
     gcc-scalar-san) args=(-DCMAKE_CXX_COMPILER=g++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64 -Og" -DTENSOROPS_USE_XSIMD=OFF
                           -DTENSOROPS_BUILD_EXAMPLES=ON -DTENSOROPS_EXAMPLE_COMPILE_OPTIONS=-O0 -DTENSOROPS_DML_TESTS=OFF) ;;
     # GCC 12 warns of uninitialised values inside its own avx512fintrin.h (_mm512_undefined_*): not ours.
