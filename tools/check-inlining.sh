@@ -50,8 +50,11 @@ EOF
       # simd::exp, exp_shifted and log may stay out of line on purpose (see exp_shifted in simd/math.hpp: inlined,
       # their copies were contracted differently in kernels that must agree bit for bit): _ZN9tensorops4simd3exp…,
       # …4simd11exp_shifted…, …4simd3log… are not counted.
+      # Also the kernels' per-vector lambdas, local entities (_ZZN…): the across-rows scan's column steps
+      # (scan_rows_into_carry), the narrow-row kernel's component gathers (narrow_rows) and every step a row walk
+      # (for_each_row_vector) calls — found out of line in small -O2 programs (rows scan 1.6x, narrow rows 2x slower).
       calls=$(objdump -d --no-show-raw-insn "$object" |
-              grep -oE "call +[0-9a-f]+ <_ZN9tensorops(4simd|4iter8unrolled|4iter6detail14unrolled_steps)[^>+]*" |
+              grep -oE "call +[0-9a-f]+ <(_ZN9tensorops(4simd|4iter8unrolled|4iter6detail14unrolled_steps)|_ZZN9tensorops6detail(20scan_rows_into_carry|11narrow_rows)|_ZZN9tensorops[^>+]*19for_each_row_vector)[^>+]*" |
               grep -vE "<_ZN9tensorops4simd(3exp|11exp_shifted|3log)I" |
               sed -E 's/call +[0-9a-f]+ <//' | sort | uniq -c || true)
       if [ -n "$calls" ]; then

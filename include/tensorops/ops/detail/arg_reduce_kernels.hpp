@@ -370,7 +370,7 @@ void arg_update_row(const T* row, std::ptrdiff_t index, C* best, L* best_index, 
     using P = simd::pack<T>;
     using Q = simd::lane_index_pack<P>;
     const Q row_index(static_cast<L>(index));
-    for_each_row_vector_prefetching<T>(row, nullptr, ahead, width, [&](std::size_t j, const auto& load, const auto& store) {
+    for_each_row_vector_prefetching<T>(row, nullptr, ahead, width, [&](std::size_t j, const auto& load, const auto& store) TENSOROPS_INLINE_STEP {
         const P candidate = load(row + j);
         if (first) {
             store(best + j, candidate);

@@ -475,7 +475,7 @@ log_sum_exp_terms<simd::compute_t<T>> log_sum_exp_one_pass(const T* x, std::size
     struct top_and_sum {
         P top, sum;
     };
-    const auto add = [&](const top_and_sum& a, const P& v) __attribute__((always_inline)) {
+    const auto add = [&](const top_and_sum& a, const P& v) TENSOROPS_INLINE_STEP {
         return top_and_sum{maximum(a.top, v), a.sum + lse::term_lanes(v, r)};
     };
     constexpr std::size_t pairs = 2;
@@ -781,11 +781,11 @@ template <std::size_t C, std::size_t L, class P>
     constexpr std::size_t W = P::size;
     P out = v[0];
     if constexpr (std::gcd(L, W) == 1) {
-        iter::unrolled<L - 1>([&](auto s) { out = simd::select_constant<source_lane_in_register<L, C, s + 1>>(v[s + 1], out); });
+        iter::unrolled<L - 1>([&](auto s) TENSOROPS_INLINE_STEP { out = simd::select_constant<source_lane_in_register<L, C, s + 1>>(v[s + 1], out); });
         return simd::permute_constant<component_lane<L, C>>(out);
     } else {
         out = simd::permute_constant<component_lane<L, C>>(out);
-        iter::unrolled<L - 1>([&](auto s) {
+        iter::unrolled<L - 1>([&](auto s) TENSOROPS_INLINE_STEP {
             out = simd::select_constant<component_in_register<L, C, s + 1>>(simd::permute_constant<component_lane<L, C>>(v[s + 1]), out);
         });
         return out;
@@ -796,7 +796,7 @@ template <std::size_t C, std::size_t L, class P>
 template <std::size_t L, class P>
 [[gnu::always_inline]] inline std::array<P, L> components(const std::array<P, L>& v) noexcept {
     std::array<P, L> out;
-    iter::unrolled<L>([&](auto c) { out[c] = component<c>(v); });
+    iter::unrolled<L>([&](auto c) TENSOROPS_INLINE_STEP { out[c] = component<c>(v); });
     return out;
 }
 
@@ -831,7 +831,7 @@ void reduce_narrow_rows(const T* x, T* y, std::size_t n, std::ptrdiff_t out_step
     constexpr std::size_t W = P::size;
     static_assert(L >= 2 && L < W);
     // Row p's finished value in lane p, as the short-row kernel's group_values computes it for a row shorter than W.
-    const auto rows_of = [&](const std::array<P, L>& v) {
+    const auto rows_of = [&](const std::array<P, L>& v) TENSOROPS_INLINE_STEP {
         const P no_shift(C(0));
         std::array<P, L> lifted;
         if constexpr (R::shifted) {  // log-sum-exp: the maxima, then Σ e^(x − shift) where the maximum is finite
@@ -846,7 +846,7 @@ void reduce_narrow_rows(const T* x, T* y, std::size_t n, std::ptrdiff_t out_step
     };
     // A whole register to consecutive outputs at once, otherwise element by element (float16: simd::store and the
     // element conversion round alike, NaN payloads included — core/float16.hpp).
-    const auto store = [&](T* out, const P& values, std::size_t count) {
+    const auto store = [&](T* out, const P& values, std::size_t count) TENSOROPS_INLINE_STEP {
         if (out_step == 1 && count == W) return simd::store(out, values);
         const auto lanes = simd::to_array(values);
         for (std::size_t k = 0; k < count; ++k) out[static_cast<std::ptrdiff_t>(k) * out_step] = static_cast<T>(lanes[k]);
@@ -1025,7 +1025,9 @@ struct accumulator_rows {
 /// at p and store(p, v) writes it — a partial one at the row's end, which touches nothing past `width` lanes.
 /// p may point to any element type with W-lane packs (input, accumulator or index rows).
 /// Always inlined: the step's captures (row pointers, accumulator row) must become registers of the caller's
-/// loop — called through a closure pointer, each step reloaded them, since its stores might alias them.
+/// loop — called through a closure pointer, each step reloaded them, since its stores might alias them. For the same
+/// reason every step passed here is TENSOROPS_INLINE_STEP (simd/config.hpp): called at two or three sites, GCC 12 -O2
+/// otherwise kept some of them out of line.
 template <class T, class Step>
 [[gnu::always_inline]] inline void for_each_row_vector(std::size_t width, Step&& step_lanes) {
     constexpr std::size_t W = simd::lanes<T>;
@@ -1059,7 +1061,7 @@ template <class T, class Step>
     constexpr std::size_t line_bytes = line_lanes * sizeof(T);
     const auto load = [](const auto* p) { return simd::load(p); };
     const auto store = [](auto* p, const auto& v) { simd::store(p, v); };
-    const auto hint = [&](std::size_t j, std::size_t bytes) __attribute__((always_inline)) {
+    const auto hint = [&](std::size_t j, std::size_t bytes) TENSOROPS_INLINE_STEP {
         simd::prefetch_page_ahead(row + j, ahead, bytes);
         if (beside != nullptr) simd::prefetch_page_ahead(beside + j, ahead, bytes);
     };
@@ -1074,7 +1076,7 @@ template <class T, class Step>
     }
     if (j == width) return;
     if (ahead != 0) hint(j, line_bytes);  // the last line, less than whole
-    for_each_row_vector<T>(width - j, [&](std::size_t i, const auto& load_rest, const auto& store_rest) { step_lanes(j + i, load_rest, store_rest); });
+    for_each_row_vector<T>(width - j, [&](std::size_t i, const auto& load_rest, const auto& store_rest) TENSOROPS_INLINE_STEP { step_lanes(j + i, load_rest, store_rest); });
 }
 
 template <class C>
@@ -1089,7 +1091,7 @@ void fold_row(const T* row, simd::compute_t<T>* accumulators, std::size_t width,
     static_assert(!R::shifted, "log-sum-exp folds its rows in log_sum_exp_block");
     using P = simd::pack<T>;
     const P no_shift(simd::compute_t<T>(0));
-    for_each_row_vector_prefetching<T>(row, nullptr, ahead, width, [&](std::size_t j, const auto& load, const auto& store) {
+    for_each_row_vector_prefetching<T>(row, nullptr, ahead, width, [&](std::size_t j, const auto& load, const auto& store) TENSOROPS_INLINE_STEP {
         store(accumulators + j, r.combine_lanes(P(load(accumulators + j)), r.lift_lanes(P(load(row + j)), no_shift)));
     });
 }
@@ -1101,7 +1103,7 @@ void fold_row_pair(const T* row, const T* other, simd::compute_t<T>* accumulator
     static_assert(!R::shifted, "log-sum-exp folds its rows in log_sum_exp_block");
     using P = simd::pack<T>;
     const P no_shift(simd::compute_t<T>(0));
-    for_each_row_vector_prefetching<T>(row, other, ahead, width, [&](std::size_t j, const auto& load, const auto& store) {
+    for_each_row_vector_prefetching<T>(row, other, ahead, width, [&](std::size_t j, const auto& load, const auto& store) TENSOROPS_INLINE_STEP {
         const P pair = r.combine_lanes(r.lift_lanes(P(load(row + j)), no_shift), r.lift_lanes(P(load(other + j)), no_shift));
         store(accumulators + j, r.combine_lanes(P(load(accumulators + j)), pair));
     });
@@ -1110,7 +1112,7 @@ void fold_row_pair(const T* row, const T* other, simd::compute_t<T>* accumulator
 /// into[j] ∘= from[j] for lanes 0 … width − 1.
 template <class T, class R>
 void combine_rows(simd::compute_t<T>* into, const simd::compute_t<T>* from, std::size_t width, const R& r) {
-    for_each_row_vector<T>(width, [&](std::size_t j, const auto& load, const auto& store) {
+    for_each_row_vector<T>(width, [&](std::size_t j, const auto& load, const auto& store) TENSOROPS_INLINE_STEP {
         store(into + j, r.combine_lanes(load(into + j), load(from + j)));
     });
 }
@@ -1150,7 +1152,7 @@ void finish_segments(simd::compute_t<T>* total, std::size_t w, std::size_t fuse,
     using C = simd::compute_t<T>;
     using P = simd::pack<T>;
     for (std::size_t segment = 1; segment < fuse; ++segment) combine_rows<T>(total, total + segment * w, w, r);
-    for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+    for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) TENSOROPS_INLINE_STEP {
         store(y + j, r.finish_lanes(load(total + j), count, P(C(0))));
     });
 }
@@ -1398,7 +1400,7 @@ void log_sum_exp_block(const T* const* block, std::size_t count, std::size_t w, 
     constexpr C infinity = std::numeric_limits<C>::infinity();
     fill_row(shift, w, -infinity);
     for (std::size_t i = 0; i < std::min<std::size_t>(count, 4); ++i) fold_row(block[i], shift, w, extreme_reduction<T, true>{});
-    for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+    for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) TENSOROPS_INLINE_STEP {
         store(shift + j, lse::reference_for_lanes(load(shift + j)));
     });
     // term_reference_lanes of the reference, once for the block's rows: two rows of lanes for float lanes
@@ -1407,7 +1409,7 @@ void log_sum_exp_block(const T* const* block, std::size_t count, std::size_t w, 
     accumulator_rows<C, 2> references;
     C* const first = references.row(0);
     C* const second = references.row(1);
-    for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+    for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) TENSOROPS_INLINE_STEP {
         const auto r = lse::term_reference_lanes(load(shift + j));
         if constexpr (two_rows) {
             store(first + j, r.lowest);
@@ -1433,7 +1435,7 @@ void log_sum_exp_block(const T* const* block, std::size_t count, std::size_t w, 
         std::array<const T*, Rows> rows;
         for (std::size_t k = 0; k < Rows; ++k) rows[k] = block[i + k];
         const bool hint_next = Rows > 1 && i + 2 * Rows <= count;
-        for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) __attribute__((always_inline)) {
+        for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) TENSOROPS_INLINE_STEP {
             if (hint_next && j % (simd::cache_line_bytes / sizeof(T)) == 0)
                 for (std::size_t k = 0; k < Rows; ++k) simd::prefetch_line_to_l2(block[i + Rows + k] + j);
             const auto reference = reference_at(j, load);
@@ -1450,7 +1452,7 @@ void log_sum_exp_block(const T* const* block, std::size_t count, std::size_t w, 
     };
     while (i + lse_row_group <= count) add_rows(std::integral_constant<std::size_t, lse_row_group>{});
     while (i < count) add_rows(std::integral_constant<std::size_t, 1>{});
-    for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+    for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) TENSOROPS_INLINE_STEP {
         P t = load(top + j);
         const P reference = load(shift + j), sum = load(sums + j);
         const auto finite = [](const P& v) { return simd::abs(v) < P(infinity); };
@@ -1483,7 +1485,7 @@ void log_sum_exp_merge(simd::compute_t<T>* m, simd::compute_t<T>* s, const simd:
     using C = simd::compute_t<T>;
     using P = simd::pack<T>;
     using lse = log_sum_exp_reduction<T>;
-    for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+    for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) TENSOROPS_INLINE_STEP {
         const P old_max = load(m + j), old_sum = load(s + j), block_top = load(top + j), block_sum = load(sums + j);
         const auto rescaled = [&](const P& sum, const P& from, const P& to) {
             return simd::select(sum == P(C(0)), P(C(0)), sum * simd::exp(from - to));
@@ -1504,7 +1506,7 @@ void log_sum_exp_merge(simd::compute_t<T>* m, simd::compute_t<T>* s, const simd:
 template <class T>
 void log_sum_exp_finish(const simd::compute_t<T>* m, const simd::compute_t<T>* s, T* y, std::size_t w, std::size_t count) {
     const log_sum_exp_reduction<T> lse;
-    for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) {
+    for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) TENSOROPS_INLINE_STEP {
         store(y + j, lse.finish_lanes(load(s + j), count, log_sum_exp_reduction<T>::shift_for_lanes(load(m + j))));
     });
 }

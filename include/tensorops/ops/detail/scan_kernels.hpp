@@ -415,7 +415,9 @@ template <std::size_t R, bool Exclusive, class T, class Scan, class Running, cla
 /// Groups of R rows, each column's running value kept in the carry row between groups; the outputs are what
 /// Output says (`prefix`: the prefix row of a prefixed band, else unused). Columns are taken from the highest down
 /// when the rows are walked downwards in memory (in_step < 0, a DECREASING scan): the whole walk is then one
-/// descending stream, not a sawtooth (up one row, down two). The columns are independent: same results.
+/// descending stream, not a sawtooth (up one row, down two). The columns are independent: same results. The column
+/// steps are TENSOROPS_INLINE_STEP: called through their closure, once per vector, 64 MiB of f32 rows took 5.8–6.1 ms
+/// at GCC 12 -O2 against 3.9–4.3 inlined (simd/config.hpp).
 template <std::size_t R, block_output Output, bool Exclusive, class T, class Scan>
 void scan_rows_into_carry(const T* x, T* y, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t width,
                           simd::compute_t<T>* carry, const simd::compute_t<T>* prefix, const Scan& scan, const row_hints& hints = {}) {
@@ -426,10 +428,10 @@ void scan_rows_into_carry(const T* x, T* y, std::ptrdiff_t in_step, std::ptrdiff
     const auto vector_scan = [&](const P& a, const P& b) { return scan.lanes(a, b); };
     const auto vector_load = [](const T* at) { return simd::load(at); };
     const auto scalar_load = [](const T* at) { return static_cast<accumulator>(*at); };
-    const auto vector_columns = [&](std::size_t j) {
+    const auto vector_columns = [&](std::size_t j) TENSOROPS_INLINE_STEP {
         P before;
         if constexpr (Output == block_output::prefixed) before = simd::load(prefix + j);
-        const auto vector_store = [&](T* at, const P& running) {
+        const auto vector_store = [&](T* at, const P& running) TENSOROPS_INLINE_STEP {
             if constexpr (Output == block_output::plain) simd::store(at, running);
             else if constexpr (Output == block_output::prefixed) simd::store(at, scan.lanes(before, running));
         };
@@ -437,10 +439,10 @@ void scan_rows_into_carry(const T* x, T* y, std::ptrdiff_t in_step, std::ptrdiff
         simd::store(carry + j, scan_row_group<R, Exclusive>(simd::load(carry + j), x + j, y + j, in_step, out_step, vector_scan,
                                                             vector_load, vector_store));
     };
-    const auto scalar_column = [&](std::size_t j) {
+    const auto scalar_column = [&](std::size_t j) TENSOROPS_INLINE_STEP {
         accumulator before{};
         if constexpr (Output == block_output::prefixed) before = static_cast<accumulator>(prefix[j]);
-        const auto scalar_store = [&](T* at, const accumulator& running) {
+        const auto scalar_store = [&](T* at, const accumulator& running) TENSOROPS_INLINE_STEP {
             if constexpr (Output == block_output::plain) *at = static_cast<T>(running);
             else if constexpr (Output == block_output::prefixed) *at = static_cast<T>(scan(before, running));
         };
