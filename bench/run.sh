@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds and runs the tensorops benchmark suite (Release, -O3 -march=x86-64-v3 on the benchmarks only).
+# Builds and runs the tensorops benchmark suite (Release, -O3 -march=x86-64-v3 on the benchmarks only; -O level:
+# $TENSOROPS_BENCH_OPT).
 #
 #   bench/run.sh                                   # whole suite, ~3 repetitions, aggregates only
 #   bench/run.sh --benchmark_filter='limit|eigen'  # any Google Benchmark flag is forwarded (later flags win)
 #   bench/run.sh --benchmark_out=bench.json --benchmark_out_format=json
+#   TENSOROPS_BENCH_OPT=-O2 TENSOROPS_BENCH_BUILD_DIR=build/bench-O2 bench/run.sh   # as consumers at -O2 compile it
 #
 # Installs the Debian packages it needs when missing (apt-get, as root or through sudo). The build goes to
 # build/bench in the repository (ignored by git), or to $TENSOROPS_BENCH_BUILD_DIR.
@@ -19,7 +21,8 @@ ensure_packages cmake g++ libbenchmark-dev libxsimd-dev libeigen3-dev libxtensor
 
 # --- build ----------------------------------------------------------------------------------------
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-  -DTENSOROPS_BUILD_BENCHMARKS=ON -DTENSOROPS_BUILD_TESTS=OFF -DTENSOROPS_BUILD_EXAMPLES=OFF >/dev/null
+  -DTENSOROPS_BUILD_BENCHMARKS=ON -DTENSOROPS_BUILD_TESTS=OFF -DTENSOROPS_BUILD_EXAMPLES=OFF \
+  "-DTENSOROPS_BENCH_OPT_FLAGS=${TENSOROPS_BENCH_OPT:--O3}" >/dev/null
 cmake --build "$build" --target tensorops_bench -j2
 
 # --- run ------------------------------------------------------------------------------------------
