@@ -21,9 +21,8 @@ namespace {
 using namespace tensorops_fuzz;
 
 void print_outcomes() {
-    const char* names[] = {"cumulative_summation", "cumulative_product", "reduce", "argmax", "argmin", "scatter_nd"};
-    for (int i = 0; i < 6; ++i)
-        std::fprintf(stderr, "%-22s validated only %8llu  rejected %8llu  run and checked %8llu\n", names[i],
+    for (std::size_t i = 0; i < std::size(operation_names); ++i)
+        std::fprintf(stderr, "%-22s validated only %8llu  rejected %8llu  run and checked %8llu\n", operation_names[i],
                      static_cast<unsigned long long>(outcomes[i][validated_only]), static_cast<unsigned long long>(outcomes[i][rejected]),
                      static_cast<unsigned long long>(outcomes[i][checked]));
 }

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -35,7 +36,8 @@ using tensorops::reduce_function;
 // Outcomes per operator (cumulative sum, product, reduce, argmax, argmin, scatter): descriptor only validated (no
 // buffer or too large), rejected by execute, run and checked. Printed at exit when TENSOROPS_FUZZ_STATS is set.
 enum outcome { validated_only, rejected, checked };
-inline std::uint64_t outcomes[6][3] = {};
+inline constexpr const char* operation_names[] = {"cumulative_summation", "cumulative_product", "reduce", "argmax", "argmin", "scatter_nd"};
+inline std::uint64_t outcomes[std::size(operation_names)][3] = {};
 inline int current_operation = 0;
 inline void count(outcome what) { ++outcomes[current_operation][what]; }
 

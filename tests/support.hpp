@@ -39,7 +39,7 @@ inline constexpr bool sanitized_build = TENSOROPS_TEST_SANITIZED != 0;
 /// function and shape would otherwise take most of the run. Tests index their combinations so that, over the
 /// sweep, each function still meets several shapes (e.g. shape number + function number), so every kernel path
 /// still runs under the sanitizers. The sweeps of tensors past the library's block sizes (megabytes per
-/// combination) take `sanitized_share` = 4: one combination in four, indexed so that each shape still runs.
+/// combination) run one in `sanitized_share` (4 or 6), indexed so that each shape still runs.
 constexpr bool runs_in_this_build(std::size_t index, std::size_t sanitized_share = 2) {
     return !sanitized_build || index % sanitized_share == 0;
 }
@@ -240,8 +240,7 @@ public:
     /// coordinates, each step a run along the last dimension.
     template <class F>
     void for_each_offset(F&& f) const {
-        std::size_t count = 1;
-        for (std::size_t s : sizes_) count *= s;
+        const std::size_t count = element_count();
         if (count == 0) return;
         if (sizes_.empty()) {
             f(std::ptrdiff_t{0});
@@ -262,9 +261,7 @@ public:
     /// The view's elements in row-major order of their indices.
     [[nodiscard]] std::vector<T> values() const {
         std::vector<T> out;
-        std::size_t count = 1;
-        for (std::size_t s : sizes_) count *= s;
-        out.reserve(count);
+        out.reserve(element_count());
         for_each_offset([&](std::ptrdiff_t offset) { out.push_back(storage_[static_cast<std::size_t>(origin_ + offset)]); });
         return out;
     }
@@ -283,6 +280,12 @@ public:
     }
 
 private:
+    [[nodiscard]] std::size_t element_count() const {
+        std::size_t count = 1;
+        for (std::size_t s : sizes_) count *= s;
+        return count;
+    }
+
     static constexpr int sentinel_byte = 0x5A;
     std::vector<std::size_t> sizes_;
     std::vector<std::ptrdiff_t> strides_;

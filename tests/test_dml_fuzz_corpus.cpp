@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -24,8 +25,9 @@ TEST_CASE("dml fuzz corpus: every seed input runs clean; every operator is run a
         if (entry.is_regular_file()) inputs.push_back(entry.path());
     std::sort(inputs.begin(), inputs.end());
     REQUIRE(inputs.size() >= 100);
-    std::uint64_t before[6][3];
-    std::copy(&tensorops_fuzz::outcomes[0][0], &tensorops_fuzz::outcomes[0][0] + 18, &before[0][0]);
+    using tensorops_fuzz::outcomes;
+    std::uint64_t before[std::size(outcomes)][std::size(outcomes[0])];
+    std::memcpy(before, outcomes, sizeof before);
     for (const auto& path : inputs) {
         INFO("input " << path.filename().string());
         std::ifstream file(path, std::ios::binary);
@@ -33,10 +35,10 @@ TEST_CASE("dml fuzz corpus: every seed input runs clean; every operator is run a
         tensorops_fuzz::fuzz_one_input(bytes.data(), bytes.size());
     }
     std::uint64_t rejections = 0;
-    for (int operation = 0; operation < 6; ++operation) {
-        INFO("operation " << operation << " (cumulative sum, product, reduce, argmax, argmin, scatter_nd)");
-        CHECK(tensorops_fuzz::outcomes[operation][tensorops_fuzz::checked] > before[operation][tensorops_fuzz::checked]);
-        rejections += tensorops_fuzz::outcomes[operation][tensorops_fuzz::rejected] - before[operation][tensorops_fuzz::rejected];
+    for (std::size_t operation = 0; operation < std::size(outcomes); ++operation) {
+        INFO("operation " << tensorops_fuzz::operation_names[operation]);
+        CHECK(outcomes[operation][tensorops_fuzz::checked] > before[operation][tensorops_fuzz::checked]);
+        rejections += outcomes[operation][tensorops_fuzz::rejected] - before[operation][tensorops_fuzz::rejected];
     }
     CHECK(rejections > 0);
 }

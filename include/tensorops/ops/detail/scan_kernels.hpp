@@ -416,8 +416,8 @@ template <std::size_t R, bool Exclusive, class T, class Scan, class Running, cla
 /// Output says (`prefix`: the prefix row of a prefixed band, else unused). Columns are taken from the highest down
 /// when the rows are walked downwards in memory (in_step < 0, a DECREASING scan): the whole walk is then one
 /// descending stream, not a sawtooth (up one row, down two). The columns are independent: same results. The column
-/// steps are TENSOROPS_INLINE_STEP: called through their closure, once per vector, 64 MiB of f32 rows took 5.8–6.1 ms
-/// at GCC 12 -O2 against 3.9–4.3 inlined (simd/config.hpp).
+/// steps are TENSOROPS_INLINE_STEP: called through their closure, once per vector, 64 MiB of f32 rows took 5.8–6.9 ms
+/// at GCC 12 -O2 against 3.4–4.3 inlined (simd/config.hpp).
 template <std::size_t R, block_output Output, bool Exclusive, class T, class Scan>
 void scan_rows_into_carry(const T* x, T* y, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t width,
                           simd::compute_t<T>* carry, const simd::compute_t<T>* prefix, const Scan& scan, const row_hints& hints = {}) {
