@@ -74,6 +74,28 @@ TEST_CASE("thread_pool: a call from inside a piece runs inline; calls from sever
     CHECK(total.load() == 4 * 50 * 16);
 }
 
+TEST_CASE("thread_pool: jobs back to back and after idle pauses, with the caller or a worker finishing last", "[parallel]") {
+    // Workers spin for the next job before they sleep, and the caller spins for the workers' last pieces before it
+    // sleeps (thread_pool.hpp): jobs given within the spin and after it, with the slow piece on either side, must all
+    // run every piece once and return only when they have.
+    thread_pool pool(3);
+    for (int round = 0; round < 300; ++round) {
+        INFO("round " << round);
+        if (round % 50 == 49) std::this_thread::sleep_for(std::chrono::milliseconds(2));  // past the spin: workers sleep
+        const std::size_t count = 2 + static_cast<std::size_t>(round % 5);
+        const std::size_t slow = static_cast<std::size_t>(round) % count;  // the piece that ends last, on any thread
+        std::vector<std::atomic<int>> runs(count);
+        std::atomic<std::size_t> ended{0};
+        pool.parallel_for(count, [&](std::size_t i) {
+            if (i == slow && round % 3 == 0) std::this_thread::sleep_for(std::chrono::microseconds(300));
+            runs[i].fetch_add(1);
+            ended.fetch_add(1);
+        });
+        CHECK(ended.load() == count);
+        for (std::size_t i = 0; i < count; ++i) CHECK(runs[i].load() == 1);
+    }
+}
+
 TEST_CASE("executors: the concept accepts pools, sequential and the user's own types", "[parallel]") {
     STATIC_REQUIRE(executor<thread_pool>);
     STATIC_REQUIRE(executor<const sequential_executor>);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <thread>
 
 #if defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
 #include <intrin.h>
@@ -21,19 +22,34 @@ inline void spin_pause() noexcept {
 #endif
 }
 
+/// Pause-separated checks a waiter makes before it sleeps: ~78 µs on the Zen 5 guest (longer on cores with a slower
+/// PAUSE).
+inline constexpr int spin_checks = 4096;
+
+/// Whether a spin also yields its core, every 64th check, to any other thread ready to run on it.
+enum class spin_manner { pausing, yielding };
+
+/// Checks `done()` up to `checks` times with a pause between them; true as soon as it holds, false if it never did.
+/// `yielding`: every 64th pause is a yield instead — for waits that may overlap the caller's own threads or more
+/// threads than cores (the pool's idle workers), at the price of a system call per ~64 checks.
+template <class Predicate>
+[[nodiscard]] bool spin_until(const Predicate& done, spin_manner manner = spin_manner::pausing, int checks = spin_checks) noexcept(noexcept(done())) {
+    for (int i = 1; i <= checks; ++i) {
+        if (done()) return true;
+        if (manner == spin_manner::yielding && i % 64 == 0) std::this_thread::yield();
+        else spin_pause();
+    }
+    return false;
+}
+
 /// Returns once `flag` is true (acquire: what its setter wrote before a release store is visible). Spins first —
 /// the pieces that wait (blocked_scan.hpp) wait for the piece just before them, a few microseconds from setting
 /// it, and sleeping in atomic::wait cost every hand-over a futex wake-up: one line of 64 MiB on two threads (512
 /// blocks) slept ~30 times a call, 3.6–3.7 ms, against 3.4–3.5 spinning; rows scanned across slept ~100 times,
-/// 4.8–5.0 ms against 4.2–4.3 (Zen 5 guest, best of 10). After spin_checks checks with a pause between them (78 µs
-/// on that Zen 5, longer on cores with a slower PAUSE; a 512 KiB scan block takes ~50 µs on one of two threads) —
-/// more threads than cores, or a slow piece before — it sleeps in atomic::wait.
+/// 4.8–5.0 ms against 4.2–4.3 (Zen 5 guest, best of 10). After spin_checks checks (a 512 KiB scan block takes
+/// ~50 µs on one of two threads) — more threads than cores, or a slow piece before — it sleeps in atomic::wait.
 inline void wait_until_set(const std::atomic<bool>& flag) noexcept {
-    constexpr int spin_checks = 4096;
-    for (int i = 0; i < spin_checks; ++i) {
-        if (flag.load(std::memory_order_acquire)) return;
-        spin_pause();
-    }
+    if (spin_until([&] { return flag.load(std::memory_order_acquire); })) return;
     while (!flag.load(std::memory_order_acquire)) flag.wait(false, std::memory_order_acquire);
 }
 
