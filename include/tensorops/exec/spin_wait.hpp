@@ -2,7 +2,6 @@
 #pragma once
 
 #include <atomic>
-#include <thread>
 
 #if defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
 #include <intrin.h>
@@ -26,18 +25,15 @@ inline void spin_pause() noexcept {
 /// PAUSE).
 inline constexpr int spin_checks = 4096;
 
-/// Whether a spin also yields its core, every 64th check, to any other thread ready to run on it.
-enum class spin_manner { pausing, yielding };
-
 /// Checks `done()` up to `checks` times with a pause between them; true as soon as it holds, false if it never did.
-/// `yielding`: every 64th pause is a yield instead — for waits that may overlap the caller's own threads or more
-/// threads than cores (the pool's idle workers), at the price of a system call per ~64 checks.
+/// Never yields: a spinning thread that yields stays runnable in its core's queue, and on the Zen 5 guest the pool's
+/// worker then missed whole calls (its core busy with another thread, it was not moved to the idle one for
+/// milliseconds) where a sleeping one is woken on an idle core.
 template <class Predicate>
-[[nodiscard]] bool spin_until(const Predicate& done, spin_manner manner = spin_manner::pausing, int checks = spin_checks) noexcept(noexcept(done())) {
-    for (int i = 1; i <= checks; ++i) {
+[[nodiscard]] bool spin_until(const Predicate& done, int checks = spin_checks) noexcept(noexcept(done())) {
+    for (int i = 0; i < checks; ++i) {
         if (done()) return true;
-        if (manner == spin_manner::yielding && i % 64 == 0) std::this_thread::yield();
-        else spin_pause();
+        spin_pause();
     }
     return false;
 }

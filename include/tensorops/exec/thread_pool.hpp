@@ -5,7 +5,7 @@
 // works on it itself: every participant takes the next piece with one atomic increment until none is left, so
 // pieces of uneven cost balance themselves. The call returns once every piece has run and every worker has
 // let go of the job (the job lives on the caller's stack).
-// Waiting spins before it sleeps (exec/spin_wait.hpp, ~80 µs, yielding the core to any thread ready to run): a
+// Waiting spins before it sleeps (exec/spin_wait.hpp, ~80 µs): a
 // worker after its job, for the next one, and the caller for the workers' last pieces. On the Zen 5 guest a worker
 // asleep in the condition variable started 20–130 µs after the call and a sleeping caller woke up to 100 µs after
 // the last piece — a tenth of a 64 MiB reduction on two threads (~0.8 ms); spinning, the worker of back-to-back
@@ -75,7 +75,7 @@ public:
         }
         wake_.notify_all();
         run_pieces(current);
-        (void)detail::spin_until([&] { return current.complete.load(std::memory_order_acquire); }, detail::spin_manner::yielding);
+        (void)detail::spin_until([&] { return current.complete.load(std::memory_order_acquire); });
         std::unique_lock lock(mutex_);
         done_.wait(lock, [&] { return current.finished == count && current.attached == 0; });
         job_ = nullptr;
@@ -131,7 +131,7 @@ private:
                 return stopping_.load(std::memory_order_relaxed) || generation_.load(std::memory_order_relaxed) != seen;
             };
             lock.unlock();
-            (void)detail::spin_until(has_news, detail::spin_manner::yielding);
+            (void)detail::spin_until(has_news);
             lock.lock();
             wake_.wait(lock, [&] { return stopping_ || (job_ != nullptr && generation_ != seen); });
             if (stopping_) return;
