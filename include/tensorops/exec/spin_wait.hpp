@@ -25,13 +25,13 @@ inline void spin_pause() noexcept {
 /// PAUSE).
 inline constexpr int spin_checks = 4096;
 
-/// Checks `done()` up to `checks` times with a pause between them; true as soon as it holds, false if it never did.
+/// Checks `done()` up to spin_checks times with a pause between them; true as soon as it holds, false if it never did.
 /// Never yields: a spinning thread that yields stays runnable in its core's queue, and on the Zen 5 guest the pool's
 /// worker then missed whole calls (its core busy with another thread, it was not moved to the idle one for
 /// milliseconds) where a sleeping one is woken on an idle core.
 template <class Predicate>
-[[nodiscard]] bool spin_until(const Predicate& done, int checks = spin_checks) noexcept(noexcept(done())) {
-    for (int i = 0; i < checks; ++i) {
+[[nodiscard]] bool spin_until(const Predicate& done) noexcept(noexcept(done())) {
+    for (int i = 0; i < spin_checks; ++i) {
         if (done()) return true;
         spin_pause();
     }

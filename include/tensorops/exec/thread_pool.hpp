@@ -4,13 +4,13 @@
 // publishes its job (count, task, a shared next-piece counter) under the pool's mutex, wakes the workers, and
 // works on it itself: every participant takes the next piece with one atomic increment until none is left, so
 // pieces of uneven cost balance themselves. The call returns once every piece has run and every worker has
-// let go of the job (the job lives on the caller's stack).
-// Waiting spins before it sleeps (exec/spin_wait.hpp, ~80 µs): a
-// worker after its job, for the next one, and the caller for the workers' last pieces. On the Zen 5 guest a worker
-// asleep in the condition variable started 20–130 µs after the call and a sleeping caller woke up to 100 µs after
-// the last piece — a tenth of a 64 MiB reduction on two threads (~0.8 ms); spinning, the worker of back-to-back
-// calls starts within 2–5 µs and the caller returns within ~10 µs of the last piece. The first exception a piece throws is kept, the
-// pieces not yet started are skipped, and the caller rethrows it. Calls from several threads at once take turns;
+// let go of the job (the job lives on the caller's stack). The first exception a piece throws is kept, the
+// pieces not yet started are skipped, and the caller rethrows it.
+// Waiting spins before it sleeps (exec/spin_wait.hpp, ~80 µs of pauses): a worker after its job, for the next one,
+// and the caller for the workers' last pieces. On the Zen 5 guest a worker asleep in the condition variable started
+// 20–130 µs after the call and a sleeping caller woke up to 100 µs after the last piece — a tenth of a 64 MiB
+// reduction on two threads (~0.8 ms); spinning, the worker of back-to-back calls starts within ~10 µs of the call
+// and the caller returns within ~10 µs of the last piece. Calls from several threads at once take turns;
 // a call made from inside one of the pool's own pieces runs inline (no deadlock, no oversubscription).
 #pragma once
 
