@@ -10,7 +10,8 @@
 // and the caller for the workers' last pieces. On the Zen 5 guest a worker asleep in the condition variable started
 // 20–130 µs after the call and a sleeping caller woke up to 100 µs after the last piece — a tenth of a 64 MiB
 // reduction on two threads (~0.8 ms); spinning, the worker of back-to-back calls starts within ~10 µs of the call
-// and the caller returns within ~10 µs of the last piece. Calls from several threads at once take turns;
+// and the caller returns within ~10 µs of the last piece. With more threads than cores, a spinning thread holds a
+// core that a working one may be waiting for, at most ~80 µs a job. Calls from several threads at once take turns;
 // a call made from inside one of the pool's own pieces runs inline (no deadlock, no oversubscription).
 #pragma once
 
