@@ -72,7 +72,7 @@ public:
         {
             std::lock_guard lock(mutex_);
             job_ = &current;
-            generation_.store(generation_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+            generation_.fetch_add(1, std::memory_order_relaxed);
         }
         wake_.notify_all();
         run_pieces(current);
