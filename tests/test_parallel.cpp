@@ -74,6 +74,34 @@ TEST_CASE("thread_pool: a call from inside a piece runs inline; calls from sever
     CHECK(total.load() == 4 * 50 * 16);
 }
 
+TEST_CASE("piece_begin: pieces cover the units in order, shrinking round by round when there are enough", "[parallel]") {
+    using tensorops::detail::piece_begin;
+    constexpr std::size_t k = tensorops::detail::pieces_per_thread;
+    for (std::size_t threads : {1u, 2u, 3u, 7u, 8u}) {
+        for (std::size_t pieces : {std::size_t{2}, std::size_t{5}, k * threads}) {
+            for (std::size_t units : {2u, 15u, 16u, 100u, 16384u, 1000003u}) {
+                if (units < pieces) continue;
+                INFO("threads " << threads << ", pieces " << pieces << ", units " << units);
+                CHECK(piece_begin(0, pieces, units, threads) == 0);
+                CHECK(piece_begin(pieces, pieces, units, threads) == units);
+                for (std::size_t p = 0; p < pieces; ++p) CHECK(piece_begin(p, pieces, units, threads) < piece_begin(p + 1, pieces, units, threads));
+            }
+        }
+    }
+    // Two threads, k pieces each: rounds of 1/4, 1/8, … of the units a piece, the last round as the one before.
+    std::vector<std::size_t> sizes;
+    const std::size_t units = 2 << (k - 1) << 4;  // 16 units in each of the smallest pieces
+    for (std::size_t p = 0; p < 2 * k; ++p) sizes.push_back(piece_begin(p + 1, 2 * k, units, 2) - piece_begin(p, 2 * k, units, 2));
+    for (std::size_t round = 0; round < k; ++round) {
+        const std::size_t expected = units >> (round + 1 < k ? round + 2 : k);
+        CHECK(sizes[2 * round] == expected);
+        CHECK(sizes[2 * round + 1] == expected);
+    }
+    // Fewer units than the smallest pieces need, or pieces not k a thread: even.
+    CHECK(piece_begin(1, 2 * k, 2 * k, 2) == 1);
+    CHECK(piece_begin(3, 5, 100, 2) == 60);
+}
+
 TEST_CASE("thread_pool: jobs back to back and after idle pauses, with the caller or a worker finishing last", "[parallel]") {
     // Workers spin for the next job before they sleep, and the caller spins for the workers' last pieces before it
     // sleeps (thread_pool.hpp): jobs given within the spin and after it, with the slow piece on either side, must all

@@ -10,8 +10,13 @@
 //     so every piece keeps at least a full vector of it and its tail is the whole nest's tail;
 //   - the other dimensions are cut anywhere.
 // Sizing. Pieces carry at least the executor's min_piece_bytes() of memory traffic (256 KiB unless it says
-// otherwise; smaller tensors run on the calling thread with no executor overhead) and there are at most `pieces_per_thread` per thread of the executor, so threads
-// that finish early take more (the pool hands out pieces dynamically).
+// otherwise; smaller tensors run on the calling thread with no executor overhead) and there are at most
+// `pieces_per_thread` per thread of the executor, so threads that finish early take more (the pool hands out pieces
+// dynamically). With that many, the pieces shrink as the work goes on, so that the threads end together without
+// more pieces (piece_begin): on two threads of the Zen 5 guest, 64 MiB of f32, the idle end of a call fell from
+// 130–200 to 60–75 µs and the call took 4–5 % less (a timeline harness, alternated; the suite saw no change beyond
+// its noise). 16 even pieces a thread instead ended as close together but were slower: each piece starts new
+// streams through memory (bench/RESULTS.md, 2026-11-26).
 #pragma once
 
 #include <algorithm>
@@ -26,16 +31,35 @@ inline constexpr std::size_t pieces_per_thread = 4;
 /// Granularity of cuts in the innermost dimension, in elements (a multiple of every vector width).
 inline constexpr std::size_t line_block = 64;
 
+/// The first of `units` units of work that piece `piece` of `pieces` takes (`units` for piece ≥ pieces), on an
+/// executor of `threads` threads. Where there are pieces_per_thread (k) pieces a thread and enough units, the pieces
+/// shrink as the work goes on ("guided"): k rounds of one piece a thread, the pieces of round r each 1/(threads ·
+/// 2^(r+1)) of the units and those of the last round as big as the round before (16, 16, 8, 8, 4, 4, 4, 4 MiB of
+/// 64 MiB on two threads) — the threads' last pieces are small, so they end close together, and there are no more
+/// pieces than before (each starts new streams through memory). Otherwise even pieces. Which piece covers which
+/// units never changes a result (pieces compute independent outputs, or fixed units combined in order).
+[[nodiscard]] inline std::size_t piece_begin(std::size_t piece, std::size_t pieces, std::size_t units, std::size_t threads) noexcept {
+    if (piece >= pieces) return units;
+    constexpr std::size_t k = pieces_per_thread;
+    const std::size_t smallest_share = threads << (k - 1);  // the last rounds' pieces are units / smallest_share
+    if (threads < 2 || pieces != k * threads || units < smallest_share) return piece * units / pieces;
+    const std::size_t round = piece / threads, index = piece % threads;
+    const std::size_t size = round + 1 < k ? std::size_t{1} << (k - 2 - round) : 1;  // in 1 / smallest_share
+    const std::size_t before = threads * ((std::size_t{1} << (k - 1)) - (std::size_t{1} << (k - 1 - round))) + index * size;
+    return units / smallest_share * before + units % smallest_share * before / smallest_share;
+}
+
 /// How a nest is cut: dimension `dimension` (of `size` indices, `units` blocks of `unit` indices, the last block
-/// taking the rest) into `pieces` ranges of whole blocks, as even as whole blocks allow. pieces ≤ 1: not cut.
+/// taking the rest) into `pieces` ranges of whole blocks (piece_begin, for `threads` threads). pieces ≤ 1: not cut.
 struct nest_cut {
     std::size_t dimension = 0;
     std::size_t pieces = 1;
     std::size_t units = 1;
     std::size_t unit = 1;
     std::size_t size = 0;
+    std::size_t threads = 1;
 
-    [[nodiscard]] std::size_t begin(std::size_t piece) const noexcept { return piece * units / pieces * unit; }
+    [[nodiscard]] std::size_t begin(std::size_t piece) const noexcept { return piece_begin(piece, pieces, units, threads) * unit; }
     [[nodiscard]] std::size_t end(std::size_t piece) const noexcept { return piece + 1 == pieces ? size : begin(piece + 1); }
 };
 
@@ -76,7 +100,8 @@ template <std::size_t Operands>
 template <std::size_t Operands, class Body>
 void for_each_piece(const executor_ref& exec, const iter::loop_nest<Operands>& nest, iter::axis_set independent, std::size_t bytes,
                     const Body& body) {
-    const nest_cut cut = choose_cut(nest, independent, wanted_pieces(exec, bytes));
+    nest_cut cut = choose_cut(nest, independent, wanted_pieces(exec, bytes));
+    cut.threads = exec.concurrency();
     if (cut.pieces <= 1) {
         body(nest);
         return;

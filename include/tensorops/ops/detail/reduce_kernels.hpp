@@ -1350,7 +1350,8 @@ bool reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_
     constexpr std::size_t panel = accumulator_rows<C, 1>::panel;  // lanes of a running row walked at once
     const std::size_t pieces = std::min(plan.units, wanted_pieces(exec, n * width * sizeof(T)));
     exec.parallel_for(pieces, [&](std::size_t piece) {
-        for (std::size_t u = piece * plan.units / pieces; u < (piece + 1) * plan.units / pieces; ++u) {
+        const std::size_t end = piece_begin(piece + 1, pieces, plan.units, exec.concurrency());
+        for (std::size_t u = piece_begin(piece, pieces, plan.units, exec.concurrency()); u < end; ++u) {
             C* running = partial.data() + u * lanes;
             for (std::size_t start = 0; start < lanes; start += panel)  // fused rows: lanes ≤ panel
                 fold_unit(x + start, std::min(panel, lanes - start), plan, u, running + start, r);
