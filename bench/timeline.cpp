@@ -2,8 +2,9 @@
 // in tensorops_bench). It runs one 64 MiB f32 operator on [16384, 1024] through an executor that wraps the pool's
 // parallel_for and stamps every piece (thread, start, end, from the start of the call), `calls` times, with something
 // between the calls, and prints per call and in medians: the call's time, when the first piece of a thread other than
-// the caller's started (the worker's wake-up), how long one thread sat idle at the end (the other's last piece still
-// running), and how long the call took to return after its last piece (the serial end: combining, waking the caller).
+// the caller's started (the worker's wake-up; −1 in a call's line when no worker ran a piece, the call's time in the
+// median), how long one thread sat idle at the end (the other's last piece still running), and how long the call
+// took to return after its last piece (the serial end: combining, waking the caller).
 //
 //   tensorops_timeline [operation] [between] [threads] [calls] [--pieces]
 //     operation  sum_rows (SUM over the columns, each row's), sum_columns (over the rows), max_columns,
@@ -95,7 +96,7 @@ int main(int argc, char** argv) {
     constexpr std::size_t rows = 16384, columns = 1024;
 
     std::vector<float> x(rows * columns), y(rows * columns);
-    std::vector<std::int64_t> indices(columns > rows ? columns : rows);
+    std::vector<std::int64_t> indices(std::max(rows, columns));
     std::mt19937 random(1);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     for (float& v : x) v = uniform(random);

@@ -70,11 +70,13 @@ struct nest_cut {
     return std::max<std::size_t>(1, std::min(bytes / exec.min_piece_bytes(), pieces_per_thread * exec.concurrency()));
 }
 
-/// Chooses the cut of `nest` into `wanted` pieces: among the `independent` dimensions, the outermost that gives
-/// that many, else the one that gives the most.
+/// Chooses the cut of `nest` into `wanted` pieces for an executor of `threads` threads (the pieces' sizes:
+/// piece_begin): among the `independent` dimensions, the outermost that gives that many, else the one that gives the
+/// most.
 template <std::size_t Operands>
-[[nodiscard]] nest_cut choose_cut(const iter::loop_nest<Operands>& nest, iter::axis_set independent, std::size_t wanted) {
+[[nodiscard]] nest_cut choose_cut(const iter::loop_nest<Operands>& nest, iter::axis_set independent, std::size_t wanted, std::size_t threads) {
     nest_cut cut;
+    cut.threads = threads;
     if (nest.rank == 0) return cut;
     if (wanted < 2) return cut;
     const std::size_t last = nest.rank - 1;
@@ -100,8 +102,7 @@ template <std::size_t Operands>
 template <std::size_t Operands, class Body>
 void for_each_piece(const executor_ref& exec, const iter::loop_nest<Operands>& nest, iter::axis_set independent, std::size_t bytes,
                     const Body& body) {
-    nest_cut cut = choose_cut(nest, independent, wanted_pieces(exec, bytes));
-    cut.threads = exec.concurrency();
+    const nest_cut cut = choose_cut(nest, independent, wanted_pieces(exec, bytes), exec.concurrency());
     if (cut.pieces <= 1) {
         body(nest);
         return;

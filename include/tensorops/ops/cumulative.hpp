@@ -74,7 +74,7 @@ void cumulative(const executor_ref& exec, std::string_view operation, tensor_vie
     // Across rows, a cut by columns gives each thread a strip of every row: worth it only when the strips are
     // wide (short strips defeat the prefetchers; measured 1.07× at two threads with 512-byte strips).
     if (blocks > 1 && axis != last && nest.sizes[last] * sizeof(T) < wanted * min_strip_bytes) lines.reset(last);
-    const nest_cut cut = choose_cut(nest, lines, wanted);
+    const nest_cut cut = choose_cut(nest, lines, wanted, exec.concurrency());
     if constexpr (Scan::vectorizable && simd::vectorized) {  // only the vector kernels have blocks
         if (blocks > 1 && cut.pieces < std::min(wanted, 2 * exec.concurrency())) {
             if (options.exclusive) run_blocked_scans<true>(exec, x, y, nest, axis, scan);

@@ -1331,7 +1331,7 @@ void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& 
 }
 
 /// reduce_rows for a group of one line of `n` rows, `step` apart, on an executor: the line's row_units (the same
-/// as reduce_rows', fused rows included) are shared out in pieces of whole units, each unit's running row
+/// as reduce_rows', fused rows included) are shared out in pieces of whole units (piece_begin), each unit's running row
 /// computed exactly as reduce_rows computes it and kept in `partial`; then the calling thread combines the
 /// running rows in order, as reduce_rows does (unit_combiner). Every output is therefore bit-identical to
 /// reduce_rows'. Each thread streams whole rows, which the hardware prefetchers follow (cutting the rows between
