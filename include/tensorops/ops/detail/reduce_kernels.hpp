@@ -929,6 +929,20 @@ void reduce_short_rows(const T* input, T* output, const iter::loop_nest<2>& kept
     });
 }
 
+/// y[i · y_step] = r's finished reduction of the `length` ≥ one vector contiguous elements at x + i · x_step, for i <
+/// `outputs`: reduce_inner's loop over one line of outputs, each run accumulated exactly as accumulate_runs does.
+template <class T, class R>
+void reduce_runs_of_line(const T* x, std::ptrdiff_t x_step, T* y, std::ptrdiff_t y_step, std::size_t outputs, std::size_t length,
+                         std::size_t count, const R& r) {
+    const typename R::accumulator no_shift = r.identity();
+    for (std::size_t i = 0; i < outputs; ++i, x += x_step, y += y_step) {
+        cascade<simd::pack<T>> blocks;
+        inner_runs<T, R> state(r, no_shift, blocks);
+        state.add_run(x, length);
+        *y = r.finish(state.value(), count, no_shift);
+    }
+}
+
 template <class T, class R>
 void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::size_t count, const R& r) {
     const std::size_t last = parts.group.rank - 1;
@@ -953,20 +967,28 @@ void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::s
     const typename R::accumulator no_shift = r.identity();
     if (runs.rank == 0) {  // one run per output (the usual "reduce the last axis")
         const std::ptrdiff_t run_offset = runs.offsets[1];
-        iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {
-            const T* x = input + at[1] + run_offset;
-            if constexpr (!R::line_blocks) {  // floating products: a single run goes in fixed blocks
-                output[at[0]] = r.finish(reduce_run_in_blocks(nullptr, x, length, r), count, no_shift);
-            } else {
-                // accumulate_runs for one run, spelt out so that it is inlined here: through two calls each output
-                // cost ~30 cycles more (AMD Zen 5: 64 MiB of f32 rows of 4 KiB at 0.80–0.91× the read probe's speed
-                // through the calls, 0.91–0.92× inlined; in L2, 67–73 against 70–83 GB/s).
-                cascade<simd::pack<T>> blocks;
-                inner_runs<T, R> state(r, no_shift, blocks);
-                state.add_run(x, length);
-                output[at[0]] = r.finish(state.value(), count, no_shift);
+        if constexpr (!R::line_blocks) {  // floating products: a single run goes in fixed blocks
+            iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {
+                output[at[0]] = r.finish(reduce_run_in_blocks(nullptr, input + at[1] + run_offset, length, r), count, no_shift);
+            });
+        } else {
+            // The innermost kept dimension is a plain loop (reduce_runs_of_line) around accumulate_runs for one run,
+            // spelt out: the whole line of outputs is one function. As the odometer's body, called once an output,
+            // each output cost a stack frame with its cascades zeroed (a `rep stos`) that did not overlap the memory
+            // stream. AMD Zen 5 guest, 64 MiB of f32 rows of 4 KiB, median against the read probe in the same
+            // process (binaries alternated, six runs of eight rounds): two threads on halves 0.73–0.97× → 0.91–1.03×,
+            // one thread 0.94–0.95× → 0.98–1.0×. (Through two calls an output, earlier, it had been slower still.)
+            if (parts.kept.rank == 0) {
+                output[parts.kept.offsets[0]] = r.finish(accumulate_runs(input + parts.kept.offsets[1], runs, length, r, no_shift), count, no_shift);
+                return;
             }
-        });
+            const std::size_t inner = parts.kept.rank - 1;
+            const std::size_t outputs = parts.kept.sizes[inner];
+            const std::ptrdiff_t y_step = parts.kept.strides[0][inner], x_step = parts.kept.strides[1][inner];
+            iter::for_each_outer_index(parts.kept, inner, [&](const std::array<std::ptrdiff_t, 2>& line) {
+                reduce_runs_of_line(input + line[1] + run_offset, x_step, output + line[0], y_step, outputs, length, count, r);
+            });
+        }
         return;
     }
     iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {
