@@ -132,10 +132,11 @@ TEMPLATE_LIST_TEST_CASE("parallel reductions over rows: bands of rows give the s
         std::size_t rows, columns, row_stride;
     };
     // Whole and partial cascade blocks (128 rows), past 128 blocks (the total row), rows wider than a panel, rows
-    // that are narrow but not back to back (so not fused), a band count that does not divide the rows; log-sum-exp
-    // is cut into bands from two of its blocks (lse_block_rows) on.
+    // that are narrow but not back to back (so not fused), narrow back-to-back rows fused into wide ones with rows
+    // left over (the last unit's: 16685 rows of 24 are 388 rows of 43 and one, of 22 doubles 758 and 9), a band count
+    // that does not divide the rows; log-sum-exp is cut into bands from two of its blocks (lse_block_rows) on.
     constexpr std::size_t lse_rows = 2 * tensorops::detail::lse_block_rows + 44;
-    const shape shapes[] = {{16384 + 300, 16, 20}, {257, 2500, 2500}, {lse_rows, 1024, 1031}, {131, 2200, 2200}};
+    const shape shapes[] = {{16384 + 300, 16, 20}, {257, 2500, 2500}, {lse_rows, 1024, 1031}, {131, 2200, 2200}, {16685, 24, 24}};
     for (std::size_t shape_index = 0; shape_index < std::size(shapes); ++shape_index) {
         const shape& s = shapes[shape_index];
         INFO("rows " << s.rows << ", columns " << s.columns << ", row stride " << s.row_stride);

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <vector>
 
@@ -1070,6 +1071,12 @@ template <class T, class Step>
 /// MAX 2.0–2.2 → 1.03–1.08, float16 SUM 0.97–1.12 → 0.59–0.65 ns per 8 halves. Where the rows are not back to back
 /// ([8192, 4000], [128, 262144]: read a panel at a time, the stream breaking at each row's end) hints per line
 /// as well as per page were no faster (2.7–3.4 ns per 8 floats either way).
+/// The page test of each line is counted (simd::page_hint_walk: one compare a line, the same hints): computed at every
+/// line it took five of the sixteen instructions of a line of f32 SUM, whose loop was then bound by instructions, not
+/// by memory — 256 KiB of rows over the rows in L2 ran at 53–69 GB/s, counted 76–77 (AMD Zen 5 guest, alternated
+/// processes); 64 MiB of f32 [16384, 1024] on a two-thread pool, median against a two-thread read probe run after each
+/// call (binaries alternated, four or five rounds of 150 calls): SUM 0.69–0.81 → 0.75–0.88, argmax 0.58–0.67 →
+/// 0.70–0.73, MAX 0.66–0.72 → 0.67–0.74.
 /// Unrolled: GCC 12 at -O2 kept a line's four float16 steps a loop, 0.87–0.92 ns per 8 halves in L2 against 0.32–0.33
 /// unrolled (AMD Zen 5). Placing the same hints between stretches of lines instead of testing at every line (no test
 /// in the loop) ran 64 MiB of f32 rows 20–35 % slower for L1 and SUM (10 runs, alternated; float16 pairs unchanged):
@@ -1087,14 +1094,26 @@ template <class T, class Step>
         simd::prefetch_page_ahead(row + j, ahead, bytes);
         if (beside != nullptr) simd::prefetch_page_ahead(beside + j, ahead, bytes);
     };
-    if (ahead != 0) {  // the page the row ahead starts in
-        simd::prefetch_ahead(row, ahead, 1);
-        if (beside != nullptr) simd::prefetch_ahead(beside, ahead, 1);
-    }
     std::size_t j = 0;
-    for (; j + line_lanes <= width; j += line_lanes) {
-        if (ahead != 0) hint(j, line_bytes);
-        iter::unrolled<per_line>([&](auto k) { step_lanes(j + k * W, load, store); });
+    if (ahead != 0) {
+        simd::prefetch_ahead(row, ahead, 1);  // the page the row ahead starts in
+        simd::page_hint_walk<line_bytes> row_hints(row, ahead);  // then prefetch_page_ahead at every line, counted
+        if (beside != nullptr) {
+            simd::prefetch_ahead(beside, ahead, 1);
+            simd::page_hint_walk<line_bytes> beside_hints(beside, ahead);
+            for (std::size_t line = 0; j + line_lanes <= width; j += line_lanes, ++line) {
+                row_hints.at(line);
+                beside_hints.at(line);
+                iter::unrolled<per_line>([&](auto k) { step_lanes(j + k * W, load, store); });
+            }
+        } else {
+            for (std::size_t line = 0; j + line_lanes <= width; j += line_lanes, ++line) {
+                row_hints.at(line);
+                iter::unrolled<per_line>([&](auto k) { step_lanes(j + k * W, load, store); });
+            }
+        }
+    } else {
+        for (; j + line_lanes <= width; j += line_lanes) iter::unrolled<per_line>([&](auto k) { step_lanes(j + k * W, load, store); });
     }
     if (j == width) return;
     if (ahead != 0) hint(j, line_bytes);  // the last line, less than whole
@@ -1354,8 +1373,12 @@ void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& 
 
 /// reduce_rows for a group of one line of `n` rows, `step` apart, on an executor: the line's row_units (the same
 /// as reduce_rows', fused rows included) are shared out in pieces of whole units (piece_begin), each unit's running row
-/// computed exactly as reduce_rows computes it and kept in `partial`; then the calling thread combines the
-/// running rows in order, as reduce_rows does (unit_combiner). Every output is therefore bit-identical to
+/// computed exactly as reduce_rows computes it — a panel at a time in a row on the piece's stack, in L1 — and stored
+/// into `partial`; then the calling thread combines the running rows in order, as reduce_rows does (unit_combiner).
+/// (The running rows had been folded in `partial` itself, filled by the calling thread before the pieces: the other
+/// thread's first fold of each unit then read its row from the caller's cache. Measured no slower or faster on its own
+/// — two-thread pool, f32 SUM over [16384, 1024], median paired ratio 0.70–0.87 either way — kept for the serial fill
+/// of 1/128 of the input it removes.) Every output is therefore bit-identical to
 /// reduce_rows'. Each thread streams whole rows, which the hardware prefetchers follow (cutting the rows between
 /// threads instead ran at half the two-thread read limit). Memory: one row of accumulators per unit (1/128 of the
 /// input for f32). Returns false, having done nothing, for a line of fewer than two units.
@@ -1368,16 +1391,22 @@ bool reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_
     const std::size_t fuse = plan.fuse;
     if (plan.units < 2) return false;
     const std::size_t lanes = fuse * width;
-    std::vector<C> partial(plan.units * lanes, identity);
-    constexpr std::size_t panel = accumulator_rows<C, 1>::panel;  // lanes of a running row walked at once
+    // Each unit's running row, written whole by the piece that folds it (so left uninitialised here).
+    const auto partial = std::make_unique_for_overwrite<C[]>(plan.units * lanes);
     const std::size_t pieces = std::min(plan.units, wanted_pieces(exec, n * width * sizeof(T)));
     exec.parallel_for(pieces, [&](std::size_t piece) {
+        accumulator_rows<C, 1> running_row;  // in L1: a panel of the running row, stored into `partial` once folded
+        C* const running = running_row.row(0);
         const std::size_t end = piece_begin(piece + 1, pieces, plan.units, exec.concurrency());
         for (std::size_t u = piece_begin(piece, pieces, plan.units, exec.concurrency()); u < end; ++u) {
-            C* running = partial.data() + u * lanes;
-            for (std::size_t start = 0; start < lanes; start += panel)  // fused rows: lanes ≤ panel
-                fold_unit(x + start, std::min(panel, lanes - start), plan, u, running + start, r);
-            if (u + 1 == plan.units) fold_rows_left_over(x, n, step, fuse, width, running, r);  // as reduce_rows
+            for (std::size_t start = 0; start < lanes; start += running_row.panel) {
+                const std::size_t w = std::min(running_row.panel, lanes - start);
+                fill_row(running, w, identity);
+                fold_unit(x + start, w, plan, u, running, r);
+                // Rows left over only where rows are fused (fuse > 1), and fused rows fit one panel: as reduce_rows.
+                if (fuse > 1 && u + 1 == plan.units) fold_rows_left_over(x, n, step, fuse, width, running, r);
+                std::copy(running, running + w, partial.get() + u * lanes + start);
+            }
         }
     });
     accumulator_rows<C, 2> rows;  // block, total
@@ -1387,7 +1416,7 @@ bool reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_
         fill_row(rows.row(0), panel_lanes, identity);
         fill_row(rows.row(1), panel_lanes, identity);
         unit_combiner<T, R> combiner{rows.row(0), rows.row(1), panel_lanes, r};
-        for (std::size_t u = 0; u < plan.units; ++u) combiner.add(partial.data() + u * lanes + start);
+        for (std::size_t u = 0; u < plan.units; ++u) combiner.add(partial.get() + u * lanes + start);
         finish_segments(combiner.finish(), w, fuse, y + start, count, r);
     }
     return true;
