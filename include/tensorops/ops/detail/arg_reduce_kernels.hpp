@@ -236,9 +236,9 @@ template <bool Last, class T>
 inline constexpr std::size_t arg_block = 2048;
 
 /// How far ahead (bytes) locate_extreme hints every cache line of a stretch of at least arg_lines_min_bytes as it reads
-/// the stretch: the next row or two, for back-to-back rows. Between the end of one stretch and the start of the next, the horizontal
-/// reductions and the search of the winning site leave the hardware prefetchers idle, and they start each page
-/// over: argmax of 64 MiB of f32 rows (AMD Zen 5 guest, best of 10, alternated, the page hints alone → with these)
+/// the stretch: the next row or two, for back-to-back rows. Between the end of one stretch and the start of the next,
+/// the horizontal reductions and the search of the winning site leave the hardware prefetchers idle, and they start
+/// each page over: argmax of 64 MiB of f32 rows (AMD Zen 5 guest, best of 10, alternated, the page hints alone → with these)
 /// of 512 floats 5.9–6.0 → 2.6 ms, of 1024 (a 4 KiB page each) 3.6–4.8 → 2.2–2.5 (SUM of the same bytes 1.4–2.0),
 /// of 4096 2.9–3.1 → 2.2–2.5, one line of 16M 2.3–6.6 → 1.6–2.4 (4, 8 or 16 KiB ahead alike). Rows of 256 floats
 /// ran ~10 % slower with them: below arg_lines_min_bytes the page hints alone. The hints go with the steps that are

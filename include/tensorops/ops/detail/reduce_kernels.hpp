@@ -1072,9 +1072,9 @@ template <class T, class Step>
 /// ([8192, 4000], [128, 262144]: read a panel at a time, the stream breaking at each row's end) hints per line
 /// as well as per page were no faster (2.7–3.4 ns per 8 floats either way).
 /// The page test at every line takes five of the sixteen instructions of a line of f32 SUM. Counting the lines to the
-/// next page instead (one compare a line, the same hints) ran 256 KiB of rows in L2 at 76–84 GB/s against 53–69, and
-/// 64 MiB of rows at 0.9–1.1× the speed from memory — but 1.7× slower where the rows are page-aligned (1.7–1.9 → 3.1–3.3 ms,
-/// one thread, AMD Zen 5 guest; the hints were the same, checked line by line): not kept.
+/// next page instead (one compare a line, the same hints) ran 256 KiB of rows in L2 at 76–85 GB/s against 53–69, and
+/// 64 MiB of rows at 0.9–1.1× the speed from memory — but 1.7× slower where the rows are page-aligned (1.7–1.9 →
+/// 3.1–3.3 ms, one thread, AMD Zen 5 guest; the hints were the same, checked line by line): not kept.
 /// Unrolled: GCC 12 at -O2 kept a line's four float16 steps a loop, 0.87–0.92 ns per 8 halves in L2 against 0.32–0.33
 /// unrolled (AMD Zen 5). Placing the same hints between stretches of lines instead of testing at every line (no test
 /// in the loop) ran 64 MiB of f32 rows 20–35 % slower for L1 and SUM (10 runs, alternated; float16 pairs unchanged):
@@ -1361,13 +1361,13 @@ void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& 
 /// as reduce_rows', fused rows included) are shared out in pieces of whole units (piece_begin), each unit's running row
 /// computed exactly as reduce_rows computes it — a panel at a time in a row on the piece's stack, in L1 — and stored
 /// into `partial`; then the calling thread combines the running rows in order, as reduce_rows does (unit_combiner).
-/// (The running rows had been folded in `partial` itself, filled by the calling thread before the pieces: the other
-/// thread's first fold of each unit then read its row from the caller's cache. Measured no slower or faster on its own
-/// — two-thread pool, f32 SUM over [16384, 1024], median paired ratio 0.70–0.87 either way — kept for the serial fill
-/// of 1/128 of the input it removes.) Every output is therefore bit-identical to
-/// reduce_rows'. Each thread streams whole rows, which the hardware prefetchers follow (cutting the rows between
-/// threads instead ran at half the two-thread read limit). Memory: one row of accumulators per unit (1/128 of the
-/// input for f32). Returns false, having done nothing, for a line of fewer than two units.
+/// Every output is therefore bit-identical to reduce_rows'. Each thread streams whole rows, which the hardware
+/// prefetchers follow (cutting the rows between threads instead ran at half the two-thread read limit). Memory: one
+/// row of accumulators per unit (1/128 of the input for f32). Returns false, having done nothing, for a line of fewer
+/// than two units. (The running rows had been folded in `partial` itself, filled by the calling thread before the
+/// pieces, so that the other thread's first fold of each unit read its row from the caller's cache. Folding on the
+/// stack measured neither faster nor slower — two-thread pool, f32 SUM over [16384, 1024], median paired ratios
+/// 0.70–0.87 either way — and is kept for the serial fill it removes.)
 template <class T, class R>
 bool reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_t width, std::size_t n, std::ptrdiff_t step,
                           std::size_t count, const R& r) {
