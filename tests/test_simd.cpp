@@ -18,6 +18,7 @@
 #include <tensorops/simd/math.hpp>
 #include <tensorops/simd/minmax.hpp>
 #include <tensorops/simd/pack.hpp>
+#include <tensorops/simd/prefetch.hpp>
 #include <tensorops/simd/scan.hpp>
 #include <tensorops/simd/shuffle.hpp>
 
@@ -52,6 +53,36 @@ C<T> wrap(C<T> a, C<T> b, Op op) {
     return from_accumulator<C<T>>(op(to_accumulator(a), to_accumulator(b)));
 }
 }  // namespace
+
+// The counted page hints of a row walk (page_hint_walk) must be prefetch_page_ahead's at every step: the first line of
+// each page that begins within a step's bytes `distance` on — whatever the start's alignment and the distance.
+template <std::size_t StepBytes>
+void check_page_hint_walk(test_rng& rng) {
+    constexpr std::uintptr_t page = simd::page_bytes;
+    for (int trial = 0; trial < 200; ++trial) {
+        const std::uintptr_t start = std::uintptr_t{1} << 30 | rng.uniform<std::uintptr_t>(0, 3 * page);
+        const auto distance = static_cast<std::ptrdiff_t>(rng.uniform<std::size_t>(0, 20000));
+        simd::page_hint_walk<StepBytes> walk(reinterpret_cast<const void*>(start), distance);
+        std::size_t hints = 0;
+        for (std::size_t k = 0; k < 5 * page / StepBytes; ++k) {
+            const std::uintptr_t first = start + static_cast<std::uintptr_t>(distance) + k * StepBytes;
+            const std::uintptr_t next_page = (first + page - 1) / page * page;
+            const void* expected = next_page - first < StepBytes ? reinterpret_cast<const void*>(next_page) : nullptr;
+            INFO("step " << k << " of " << StepBytes << " bytes from " << start << ", " << distance << " ahead");
+            REQUIRE(walk.at(k) == expected);
+            hints += expected != nullptr;
+        }
+        CHECK(hints >= 4);  // a hint for every page the walk's look-ahead enters
+    }
+}
+
+TEST_CASE("simd: page_hint_walk hints what prefetch_page_ahead hints at every step, counting steps between pages") {
+    test_rng rng("page hint walk");
+    INFO(rng.describe());
+    check_page_hint_walk<64>(rng);
+    check_page_hint_walk<256>(rng);
+    check_page_hint_walk<4096>(rng);
+}
 
 TEST_CASE("simd: register width matches the build") {
 #if defined(TENSOROPS_NO_XSIMD)

@@ -1071,10 +1071,15 @@ template <class T, class Step>
 /// MAX 2.0–2.2 → 1.03–1.08, float16 SUM 0.97–1.12 → 0.59–0.65 ns per 8 halves. Where the rows are not back to back
 /// ([8192, 4000], [128, 262144]: read a panel at a time, the stream breaking at each row's end) hints per line
 /// as well as per page were no faster (2.7–3.4 ns per 8 floats either way).
-/// The page test at every line takes five of the sixteen instructions of a line of f32 SUM. Counting the lines to the
-/// next page instead (one compare a line, the same hints) ran 256 KiB of rows in L2 at 76–85 GB/s against 53–69, and
-/// 64 MiB of rows at 0.9–1.1× the speed from memory — but 1.7× slower where the rows are page-aligned (1.7–1.9 →
-/// 3.1–3.3 ms, one thread, AMD Zen 5 guest; the hints were the same, checked line by line): not kept.
+/// The page test of each line is counted (simd::page_hint_walk: one compare a line, the same hints) and comes after the
+/// line's loads. Computed at every line it took five of the sixteen instructions of a line of f32 SUM, whose loop was
+/// then bound by its instructions more than by memory: 256 KiB of rows in L2 ran at 53–69 GB/s, counted 76–85 (AMD
+/// Zen 5 guest). Counted but before the line's loads, page-aligned rows (where the hint falls on a row's first line)
+/// ran 1.7× slower from memory (1.7–1.9 → 3.1–3.3 ms for 64 MiB on one thread; rows 16 bytes past a page 0.9–1.1×);
+/// after them, 1.42–1.64 ms against 1.48–1.54 for the page test. On a two-thread pool, 64 MiB of f32 [16384, 1024],
+/// median against a two-thread read probe after each call (binaries alternated, rounds of 150 calls), page test →
+/// counted after the loads: SUM 0.70–0.75 → 0.77–0.78 page-aligned, 0.71–0.73 → 0.76–0.78 16 bytes past a page;
+/// argmax 0.55–0.61 → 0.62–0.67; MAX 0.70–0.71 → 0.72–0.73 (page-aligned).
 /// Unrolled: GCC 12 at -O2 kept a line's four float16 steps a loop, 0.87–0.92 ns per 8 halves in L2 against 0.32–0.33
 /// unrolled (AMD Zen 5). Placing the same hints between stretches of lines instead of testing at every line (no test
 /// in the loop) ran 64 MiB of f32 rows 20–35 % slower for L1 and SUM (10 runs, alternated; float16 pairs unchanged):
@@ -1092,14 +1097,26 @@ template <class T, class Step>
         simd::prefetch_page_ahead(row + j, ahead, bytes);
         if (beside != nullptr) simd::prefetch_page_ahead(beside + j, ahead, bytes);
     };
-    if (ahead != 0) {  // the page the row ahead starts in
-        simd::prefetch_ahead(row, ahead, 1);
-        if (beside != nullptr) simd::prefetch_ahead(beside, ahead, 1);
-    }
     std::size_t j = 0;
-    for (; j + line_lanes <= width; j += line_lanes) {
-        if (ahead != 0) hint(j, line_bytes);
-        iter::unrolled<per_line>([&](auto k) { step_lanes(j + k * W, load, store); });
+    if (ahead != 0) {
+        simd::prefetch_ahead(row, ahead, 1);  // the page the row ahead starts in
+        simd::page_hint_walk<line_bytes> row_hints(row, ahead);  // then prefetch_page_ahead at every line, counted
+        if (beside != nullptr) {
+            simd::prefetch_ahead(beside, ahead, 1);
+            simd::page_hint_walk<line_bytes> beside_hints(beside, ahead);
+            for (std::size_t line = 0; j + line_lanes <= width; j += line_lanes, ++line) {
+                iter::unrolled<per_line>([&](auto k) { step_lanes(j + k * W, load, store); });
+                row_hints.at(line);  // after the line's loads (see above)
+                beside_hints.at(line);
+            }
+        } else {
+            for (std::size_t line = 0; j + line_lanes <= width; j += line_lanes, ++line) {
+                iter::unrolled<per_line>([&](auto k) { step_lanes(j + k * W, load, store); });
+                row_hints.at(line);  // after the line's loads (see above)
+            }
+        }
+    } else {
+        for (; j + line_lanes <= width; j += line_lanes) iter::unrolled<per_line>([&](auto k) { step_lanes(j + k * W, load, store); });
     }
     if (j == width) return;
     if (ahead != 0) hint(j, line_bytes);  // the last line, less than whole
