@@ -1064,8 +1064,9 @@ template <class T, class Step>
 
 /// for_each_row_vector, walking the rows whose lanes start at `row` (and, if not null, `beside`: a second row read in
 /// the same steps) a cache line at a time and hinting each row's stretch `ahead` bytes on (simd::rows_ahead_bytes;
-/// 0: none): its first line, then each page that begins in it (simd::prefetch_page_ahead, at every line). What the
-/// outer kernels read, one vector per step_lanes; a line's steps are unrolled.
+/// 0: none): its first line, then each page that begins in it (the hints of simd::prefetch_page_ahead at every line,
+/// counted by simd::page_hint_walk, after the line's loads). What the outer kernels read, one vector per step_lanes; a
+/// line's steps are unrolled.
 /// Pages, not lines: 64 MiB of f32 [16384, 1024] reduced over the rows on an AMD Zen 5 guest in 4 KiB pages, SUM ran at
 /// 2.0–2.5 ns per 8 floats with a hint per line 8 KiB ahead (what this walk did before), 0.96–1.0 with the page hints;
 /// MAX 2.0–2.2 → 1.03–1.08, float16 SUM 0.97–1.12 → 0.59–0.65 ns per 8 halves. Where the rows are not back to back
