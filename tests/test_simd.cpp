@@ -60,8 +60,12 @@ template <std::size_t StepBytes>
 void check_page_hint_walk(test_rng& rng) {
     constexpr std::uintptr_t page = simd::page_bytes;
     for (int trial = 0; trial < 200; ++trial) {
-        const std::uintptr_t start = std::uintptr_t{1} << 30 | rng.uniform<std::uintptr_t>(0, 3 * page);
-        const auto distance = static_cast<std::ptrdiff_t>(rng.uniform<std::size_t>(0, 20000));
+        // The first trials start page-aligned with a whole number of pages ahead (the hint on step 0, as for the
+        // outer kernels' page-aligned rows); the rest anywhere.
+        const bool aligned = trial < 10;
+        const std::uintptr_t start = std::uintptr_t{1} << 30 | (aligned ? 0 : rng.uniform<std::uintptr_t>(0, 3 * page));
+        const auto distance = static_cast<std::ptrdiff_t>(aligned ? rng.uniform<std::size_t>(0, 16) * page
+                                                                  : rng.uniform<std::size_t>(0, 20000));
         simd::page_hint_walk<StepBytes> walk(reinterpret_cast<const void*>(start), distance);
         std::size_t hints = 0;
         for (std::size_t k = 0; k < 5 * page / StepBytes; ++k) {

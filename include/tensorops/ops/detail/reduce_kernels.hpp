@@ -1099,25 +1099,28 @@ template <class T, class Step>
         if (beside != nullptr) simd::prefetch_page_ahead(beside + j, ahead, bytes);
     };
     std::size_t j = 0;
-    if (ahead != 0) {
-        simd::prefetch_ahead(row, ahead, 1);  // the page the row ahead starts in
-        simd::page_hint_walk<line_bytes> row_hints(row, ahead);  // then prefetch_page_ahead at every line, counted
-        if (beside != nullptr) {
+    // The whole lines, each followed by after_line(line): its hints, after its loads (see above).
+    const auto walk_lines = [&](auto&& after_line) TENSOROPS_INLINE_STEP {
+        for (std::size_t line = 0; j + line_lanes <= width; j += line_lanes, ++line) {
+            iter::unrolled<per_line>([&](auto k) { step_lanes(j + k * W, load, store); });
+            after_line(line);
+        }
+    };
+    if (ahead == 0) {
+        walk_lines([](std::size_t) {});
+    } else {
+        simd::prefetch_ahead(row, ahead, 1);  // the page the row ahead starts in, then prefetch_page_ahead's hints, counted
+        simd::page_hint_walk<line_bytes> row_hints(row, ahead);
+        if (beside == nullptr) {
+            walk_lines([&](std::size_t line) { row_hints.at(line); });
+        } else {
             simd::prefetch_ahead(beside, ahead, 1);
             simd::page_hint_walk<line_bytes> beside_hints(beside, ahead);
-            for (std::size_t line = 0; j + line_lanes <= width; j += line_lanes, ++line) {
-                iter::unrolled<per_line>([&](auto k) { step_lanes(j + k * W, load, store); });
-                row_hints.at(line);  // after the line's loads (see above)
+            walk_lines([&](std::size_t line) {
+                row_hints.at(line);
                 beside_hints.at(line);
-            }
-        } else {
-            for (std::size_t line = 0; j + line_lanes <= width; j += line_lanes, ++line) {
-                iter::unrolled<per_line>([&](auto k) { step_lanes(j + k * W, load, store); });
-                row_hints.at(line);  // after the line's loads (see above)
-            }
+            });
         }
-    } else {
-        for (; j + line_lanes <= width; j += line_lanes) iter::unrolled<per_line>([&](auto k) { step_lanes(j + k * W, load, store); });
     }
     if (j == width) return;
     if (ahead != 0) hint(j, line_bytes);  // the last line, less than whole
