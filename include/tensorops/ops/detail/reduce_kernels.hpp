@@ -1007,10 +1007,10 @@ void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::s
 // a narrow tile of columns down all the rows, with the accumulators in registers, ran at a third of the read
 // bandwidth; cutting rows into 256-lane panels at three quarters; four rows at a time, combined with each other
 // before the accumulator, read four pages at once: on an AMD Zen 5 half the speed of one row at a time, 64 MiB of
-// f32 rows of 4 KiB — bench/RESULTS.md.) One exception: float16 rows (lanes wider than the elements, pairs_rows)
-// of a long line are folded two at a time, one accumulator load and store for both — a row of the line's first half
-// with the same row of its second half, streams far apart (row_units); neighbouring rows read that way were 2–3.5×
-// slower from memory. Rows wider than a panel — what fits in
+// f32 rows of 4 KiB — bench/RESULTS.md.) One refinement: the rows of a long line are folded two at a time, one
+// accumulator load and store for both — a row of the line's first half with the same row of its second half, two
+// streams far apart (row_units); neighbouring rows read that way were 2–3.5× slower from memory. Rows wider than a
+// panel — what fits in
 // outer_row_budget bytes of accumulator rows — are cut into panels, each walked over all the rows. No
 // horizontal step at all; row ends narrower than a vector use partial loads.
 // Three rows of accumulators: the running row takes cascade_block input rows and then joins the block row,
@@ -1245,12 +1245,6 @@ void reduce_rows_of_group(const T* x, T* y, std::size_t width, const iter::loop_
 /// Rows the outer kernel folds two at a time are at least this far apart (bytes; see row_units).
 inline constexpr std::size_t far_pair_bytes = std::size_t{2} << 20;
 
-/// Whether the outer kernel folds rows of T two at a time (row_units): where the lanes are wider than the
-/// elements (float16 in float lanes), so that a row's vector costs a conversion besides the accumulator's load and
-/// store, and one row at a time is bound by that work rather than by memory.
-template <class T>
-inline constexpr bool pairs_rows = sizeof(simd::compute_t<T>) > sizeof(T);
-
 /// How the outer kernel walks one line of `visits` rows (each `visit_step` elements after the one before) for functions
 /// with row blocks: in units, each folded into a running row of its own, the running rows then combined in order
 /// (unit_combiner) — whether one thread does it all (reduce_rows) or several share the units out
@@ -1258,12 +1252,16 @@ inline constexpr bool pairs_rows = sizeof(simd::compute_t<T>) > sizeof(T);
 /// [u · cascade_block, (u + 1) · cascade_block), folded one row at a time — or, when `paired`, block u beside block
 /// u + units (the second half of the line), row i of one with row i of the other (fold_row_pair: one load and store
 /// of the accumulator for the two rows' vectors), the rows of block u that have no partner one at a time.
-/// Pairs only where pairs_rows and the halves lie at least far_pair_bytes apart. Measured (AMD Zen 5 guest, 64 MiB of
+/// Pairs only where the halves lie at least far_pair_bytes apart. Measured (AMD Zen 5 guest, 64 MiB of
 /// float16 [32768, 1024] over the rows, stand-alone kernels in one process, best of 10, ns per 8 halves, against a
 /// plain vector sum of the same bytes: S): one row at a time 1.1–1.3 × S, row pairs 32 MiB apart 0.9–1.15 × S,
 /// 2 MiB apart 1.07 ×, 512 KiB 1.35 ×, 8 KiB 2.3 ×, the two halves of a 4 KiB page 3–3.5 × — near streams are
 /// slow here, which is why the halves of the line are paired and not neighbours. In L2 (512 KiB): one row at a time
-/// 0.36, pairs 0.27 ns, S 0.27: the conversions alone.
+/// 0.36, pairs 0.27 ns, S 0.27: the conversions alone. Paired at first for float16 only (whose lanes are wider than
+/// its elements); f32 pairs too since the page hints are counted (for_each_row_vector_prefetching): 64 MiB of f32
+/// [16384, 1024] on a two-thread pool, median of 100 calls against a two-thread read probe after each (binaries
+/// alternated, page-aligned buffers): SUM 0.88–0.97 → 0.96–1.02 (0.90 → 0.71 ms), MAX 0.77–0.79 → 0.95–1.17, L2
+/// 0.84–0.94 → 1.04; one thread SUM 0.90–0.92 → 1.07–1.11, MAX 0.85–0.86 → 0.99–1.04 of its probe.
 /// of_line plans a line of `n` rows of `width` lanes, `step` elements apart: rows fused `fuse` at a time (fused_rows,
 /// for the accumulator rows' panel) make `visits` rows of fuse · width lanes, `visit_step` apart, and the n mod fuse
 /// rows left over go to the last unit (fold_rows_left_over). What reduce_rows and reduce_rows_in_bands must agree on.
@@ -1282,7 +1280,7 @@ struct row_units {
         const std::size_t blocks = (visits + cascade_block - 1) / cascade_block;
         const std::size_t half = (blocks + 1) / 2;
         const std::size_t pitch = static_cast<std::size_t>(visit_step < 0 ? -visit_step : visit_step) * sizeof(T);
-        const bool paired = pairs_rows<T> && blocks >= 2 && half * cascade_block * pitch >= far_pair_bytes;
+        const bool paired = blocks >= 2 && half * cascade_block * pitch >= far_pair_bytes;
         return {fuse, visit_step, visits, paired ? half : blocks, paired};
     }
 };
@@ -1295,12 +1293,10 @@ void fold_unit(const T* x, std::size_t lanes, const row_units& plan, std::size_t
     const std::size_t first = unit * cascade_block, end = std::min(plan.visits, first + cascade_block);
     const T* row = x + static_cast<std::ptrdiff_t>(first) * step;
     std::size_t i = first;
-    if constexpr (pairs_rows<T>) {
-        if (const std::size_t partner = (unit + plan.units) * cascade_block; plan.paired && partner < plan.visits) {
-            const std::size_t pairs = std::min(plan.visits, partner + cascade_block) - partner;
-            const T* other = x + static_cast<std::ptrdiff_t>(partner) * step;
-            for (std::size_t k = 0; k < pairs; ++k, ++i, row += step, other += step) fold_row_pair(row, other, running, lanes, r, ahead);
-        }
+    if (const std::size_t partner = (unit + plan.units) * cascade_block; plan.paired && partner < plan.visits) {
+        const std::size_t pairs = std::min(plan.visits, partner + cascade_block) - partner;
+        const T* other = x + static_cast<std::ptrdiff_t>(partner) * step;
+        for (std::size_t k = 0; k < pairs; ++k, ++i, row += step, other += step) fold_row_pair(row, other, running, lanes, r, ahead);
     }
     for (; i < end; ++i, row += step) fold_row(row, running, lanes, r, ahead);
 }
