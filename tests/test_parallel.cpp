@@ -288,10 +288,11 @@ TEMPLATE_LIST_TEST_CASE("parallel cumulative over few long scans: the fixed bloc
     // Too few lines for the threads, so each long scan is cut into its blocks (ops/detail/blocked_scan.hpp): on the
     // pools (pieces started in order: one pass, each block waiting for the prefix before it) and on the recording
     // executor (pieces in reverse: totals, then the blocks). One line of 2½ blocks; two lines; rows in bands with
-    // a ragged vector tail; rows in bands of two, wide enough (256 KiB) for two threads to cut them by columns
-    // instead, every piece keeping the bands of the whole (a piece's own rows would make one band).
+    // a ragged vector tail; rows in bands of two, wide enough (half a band: 1 MiB) for two threads to cut them by
+    // columns instead, every piece keeping the bands of the whole (a piece's own rows would make one band).
     const std::size_t K = tensorops::detail::line_scan_block<T>, m = 3 * tensorops::simd::lanes<T> + 5;
-    const std::size_t band = tensorops::detail::band_rows(m, sizeof(T)), wide = (256 << 10) / sizeof(T);
+    const std::size_t band = tensorops::detail::band_rows(m, sizeof(T)), wide = tensorops::detail::scan_band_bytes / 2 / sizeof(T);
+    REQUIRE(tensorops::detail::band_rows(wide, sizeof(T)) == 2);
     struct shape_case {
         std::vector<std::size_t> sizes;
         std::size_t axis;
@@ -300,9 +301,9 @@ TEMPLATE_LIST_TEST_CASE("parallel cumulative over few long scans: the fixed bloc
     const auto row = static_cast<std::ptrdiff_t>(m + 3);
     const shape_case shapes[] = {{{2 * K + K / 2 + 7}, 0, {}},
                                  {{2, K + 100}, 1, {static_cast<std::ptrdiff_t>(K + 164), 1}},
-                                 {{3 * band + 1, m}, 0, {}},
+                                 {{2 * band + 1, m}, 0, {}},
                                  {{band + 2, 2, m}, 0, {2 * row, row, 1}},
-                                 {{7, wide}, 0, {}}};
+                                 {{3, wide}, 0, {}}};
     std::size_t shape_number = 0;
     for (const auto& [sizes, axis, strides] : shapes) {
         for (int variant = 0; variant < 4; ++variant) {

@@ -76,8 +76,8 @@ TEMPLATE_LIST_TEST_CASE("reduce: outer layout past the panel width, the cascade 
 // odd block counts (the middle block alone), partner blocks cut short (the rest of their partners' rows alone),
 // back-to-back rows of 2 KiB fused two at a time with one row left over ([1541, 2048 bytes]: 770 fused rows, 7 blocks,
 // halves exactly 2 MiB apart), rows of 4112 bytes (not fused), rows of 16 KiB and a lane, wider than a panel, with a
-// partial vector at the end. Every function against the reference, each on two of the shapes (in sanitised builds
-// fewer), for element types of every width and float16 (whose lanes are wider than its elements).
+// partial vector at the end. Every function against the reference, each on one of the shapes (float16: on two; in
+// sanitised builds fewer), for element types of every width and float16 (whose lanes are wider than its elements).
 TEMPLATE_TEST_CASE("reduce: rows over an outer axis folded in far-apart pairs, against the reference", "", tensorops::float16,
                    float, double, std::int32_t, std::uint8_t) {
     using T = TestType;
@@ -97,7 +97,9 @@ TEMPLATE_TEST_CASE("reduce: rows over an outer axis folded in far-apart pairs, a
         CHECK(plan.paired);
         for (std::size_t function_index = 0; function_index < std::size(value_functions); ++function_index) {
             if (std::is_integral_v<T> && !integer_capable(value_functions[function_index])) continue;
-            if ((function_index + case_index) % 3 == 2 || !tensorops_test::runs_in_this_build(function_index + case_index, 6)) continue;
+            // float16 (paired first, and the slowest kernel to pair) on two of the shapes, the other types on one.
+            const bool on_this_shape = std::is_same_v<T, tensorops::float16> ? (function_index + case_index) % 3 != 2 : (function_index + case_index) % 3 == 0;
+            if (!on_this_shape || !tensorops_test::runs_in_this_build(function_index + case_index, 6)) continue;
             check_reduce<T>(rng, value_functions[function_index], sizes, {0}, tensorops_test::layout_kind::packed, tensorops_test::layout_kind::packed);
         }
     }

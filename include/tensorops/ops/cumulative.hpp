@@ -106,7 +106,7 @@ void wrapping_cumulative(const executor_ref& exec, std::string_view operation, c
 /// float and rounds once per output; integers wrap around (two's complement, no undefined behaviour);
 /// NaN and infinities propagate as IEEE addition makes them. Float sums along the contiguous axis are
 /// combined in a tree order inside each vector (error of a pairwise sum of the vector width, then sequential);
-/// a line longer than 512 KiB, or rows scanned across that make more than 512 KiB, is computed in fixed blocks,
+/// a line longer than 512 KiB, or rows scanned across that make more than 2 MiB, is computed in fixed blocks,
 /// each from zero and offset by the sum of the blocks before it (prefix + running), which only lowers the error.
 /// Aliasing: `output` may be exactly `input` (same data pointer, sizes and strides: in place); any other
 /// overlap is an error. Inputs may broadcast (stride 0) and any view may have negative strides.

@@ -11,8 +11,8 @@
 //   strided       anything else, and every user-defined element type: one scalar line at a time.
 // In place (output == input exactly) is safe in all three: each element is read before it is written.
 //
-// Blocks. A long scan (a contiguous line, or rows scanned across, of more than 512 KiB) is computed in
-// fixed blocks along its axis — lines in blocks of scan_block_bytes, rows in bands of band_rows(…) — each block
+// Blocks. A long scan (a contiguous line of more than 512 KiB, or rows scanned across of more than 2 MiB) is computed
+// in fixed blocks along its axis — lines in blocks of scan_block_bytes, rows in bands of band_rows(…) — each block
 // scanned from the identity (its local running value r) and its outputs written as P ∘ r, where P, the prefix
 // entering the block, is chained on from the block before: P₁ = total₀, P_b+1 = P_b ∘ total_b. The first
 // block writes r itself, so a scan shorter than one block is computed exactly as without blocks. The blocks
@@ -80,8 +80,8 @@ struct custom_scan {
 // ---------------------------------------------------------------------------------------------
 // Blocks of a long scan (see the file comment).
 
-/// Size of a block of a long scan, in bytes of the input element type: a block of a contiguous line, or a band of rows
-/// scanned across (at least one row). On several threads the blocks are scanned interleaved, each written plain until
+/// Size of a block of a long contiguous line, in bytes of the input element type (bands of rows: scan_band_bytes,
+/// below). On several threads the blocks are scanned interleaved, each written plain until
 /// the prefix entering it arrives and that part offset by it from the core's L2 afterwards (blocked_scan.hpp): about
 /// 40 % of each block on two threads, so a block must stay in L2 for that long (1 MiB per core on Zen 5), and each
 /// thread's stream hops to a new place at every block. 64 MiB on two threads, Zen 5 guest, best of 10, hints kept
@@ -100,10 +100,19 @@ inline constexpr std::size_t line_part_bytes = std::size_t{8} << 10;
 template <class T>
 inline constexpr std::size_t line_scan_block = scan_block_bytes / sizeof(T);
 
+/// Size of a band of rows scanned across, in bytes of the input element type (at least one row). Four line blocks:
+/// the threads scan neighbouring bands at once, and streams this close together read slowly on this kind of host
+/// (the outer reduce kernel pairs rows at least 2 MiB apart for that reason, reduce_kernels.hpp row_units). f32
+/// [16384, 1024] along the rows on a two-thread pool, AMD Zen 5 guest, median of 60 calls against a two-thread copy
+/// probe after each (binaries alternated, two rounds): bands of 512 KiB 0.64–0.71 (2.9–3.2 ms), 1 MiB 0.78–0.82,
+/// 2 MiB 0.82–0.88 (2.3–2.5 ms), 4 MiB 0.78–0.81; one thread unchanged (1.01 of its copy probe). Lines keep blocks of
+/// 512 KiB: one line of 16 Mi floats ran at 0.76–0.82 with them, 0.79–0.86 with 1 MiB, 0.71–0.74 with 2 MiB.
+inline constexpr std::size_t scan_band_bytes = std::size_t{2} << 20;
+
 /// Rows per band of an across-rows scan whose rows are m elements of `element_size` bytes. Always taken from the
 /// whole tensor's rows: a piece that has some of the columns keeps the bands of the whole.
 [[nodiscard]] constexpr std::size_t band_rows(std::size_t m, std::size_t element_size) noexcept {
-    return std::max<std::size_t>(1, scan_block_bytes / std::max<std::size_t>(1, m * element_size));
+    return std::max<std::size_t>(1, scan_band_bytes / std::max<std::size_t>(1, m * element_size));
 }
 
 /// What a block writes: its running values (the first block), the prefix combined with them (later blocks), or
