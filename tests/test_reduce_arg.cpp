@@ -92,6 +92,67 @@ TEMPLATE_LIST_TEST_CASE("reduce: argmax/argmin over long groups: many blocks, ti
     }
 }
 
+// The outer kernel walks the rows of a long line in far-apart pairs — the first half beside the second, each into a
+// running best of its own, merged at the end (arg_reduce_kernels.hpp, arg_walk_rows) — and a parallel band does the
+// same within itself. Few distinct values (ties everywhere, within and across the halves), the extreme planted in the
+// second half only for some columns, and for others twice in the first half, once among the rows walked before the
+// second running best starts as a copy of the first (a tie that must lose to the later row); NaN in floating types;
+// first and last, argmax and argmin; rows of 4 KiB, rows wider than a panel with a ragged end, and bands of 4 MiB on a
+// two-thread pool (pieces of at least 4 MiB: two bands, each paired).
+TEMPLATE_TEST_CASE("reduce: argmax/argmin over rows walked in far-apart pairs, against the reference", "", tensorops::float16, float, double,
+                   std::int32_t, std::uint64_t) {
+    using T = TestType;
+    test_rng rng(std::string("arg reduce far pairs ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    struct pair_case {
+        std::size_t rows, columns;
+        bool on_pool;
+    };
+    const pair_case cases[] = {{1100, 4096 / sizeof(T), false}, {601, 8400 / sizeof(T) + 3, false}, {2100, 4096 / sizeof(T), true}};
+    tensorops::thread_pool pool(2, std::size_t{4} << 20);
+    for (std::size_t case_index = 0; case_index < std::size(cases); ++case_index) {
+        const auto& c = cases[case_index];
+        const std::vector<std::size_t> sizes{c.rows, c.columns};
+        const std::size_t walked = c.on_pool ? c.rows / 2 : c.rows;  // rows per band on the pool: two bands
+        CHECK(tensorops::detail::arg_walks_pairs(walked, c.columns * sizeof(T)));
+        std::vector<T> values(c.rows * c.columns);
+        for (auto& x : values) x = static_cast<T>(rng.uniform<int>(0, 5));
+        const std::size_t half = (walked + 1) / 2;
+        for (std::size_t j = 0; j < c.columns; j += 3) {  // the extreme (9 or -1) in the second half of a band only
+            const std::size_t band_start = c.on_pool && rng.chance(0.5) ? walked : 0;
+            const std::size_t row = band_start + half + rng.uniform<std::size_t>(0, walked - half - 1);
+            values[row * c.columns + j] = static_cast<T>(j % 2 == 0 ? 9 : -1);
+            if (row + 1 < band_start + walked && rng.chance(0.3)) values[(row + 1) * c.columns + j] = values[row * c.columns + j];  // a tie after it
+        }
+        for (std::size_t j = 1; j < c.columns; j += 3) {  // the extreme in a band's first rows, walked before the second
+            // running best starts as a copy, and again later in its first half: the last is the later one
+            const std::size_t band_start = c.on_pool && rng.chance(0.5) ? walked : 0;
+            const auto extreme = static_cast<T>(j % 2 == 0 ? 9 : -1);
+            values[(band_start + rng.uniform<std::size_t>(0, tensorops::detail::arg_warm_rows - 1)) * c.columns + j] = extreme;
+            values[(band_start + rng.uniform<std::size_t>(tensorops::detail::arg_warm_rows, half - 1)) * c.columns + j] = extreme;
+        }
+        if constexpr (!std::is_integral_v<T>)
+            for (int k = 0; k < 40; ++k) values[rng.uniform<std::size_t>(0, values.size() - 1)] = static_cast<T>(std::numeric_limits<float>::quiet_NaN());
+        std::vector<std::int64_t> out(c.columns);
+        const tensor_view<const T> x(values.data(), sizes);
+        const tensor_view<std::int64_t> y(out.data(), {1, c.columns});
+        for (int mode = 0; mode < 4; ++mode) {
+            if (!tensorops_test::runs_in_this_build(case_index + static_cast<std::size_t>(mode), 4)) continue;
+            const bool maximum = mode < 2, last = mode % 2 == 1;
+            const auto direction = last ? axis_direction::decreasing : axis_direction::increasing;
+            INFO("shape " << c.rows << " x " << c.columns << (c.on_pool ? " on a pool" : "") << " mode " << mode);
+            if (c.on_pool) {
+                if (maximum) argmax(pool, x, y, {0}, direction);
+                else argmin(pool, x, y, {0}, direction);
+            } else {
+                if (maximum) argmax(x, y, {0}, direction);
+                else argmin(x, y, {0}, direction);
+            }
+            CHECK(out == ref::arg_reduce(ref::dense<T>(sizes, values), {0}, maximum, last).values);
+        }
+    }
+}
+
 // The contiguous kernel ends each row by finding the extreme's position inside one step of four vectors, with a
 // sentinel for lanes that do not hold it — a sentinel that equals a real position when the step has 256 lanes
 // (int8 with 64-byte registers). So: the extreme at every position of rows longer than two such steps, alone and as
