@@ -236,7 +236,7 @@ template <bool Last, class T>
 inline constexpr std::size_t arg_block = 2048;
 
 /// How far ahead (bytes) locate_extreme hints every cache line of a stretch of at least arg_lines_min_bytes as it reads
-/// the stretch: the next row or two, for back-to-back rows. Between the end of one stretch and the start of the next,
+/// the stretch: the rows a few on, for back-to-back rows. Between the end of one stretch and the start of the next,
 /// the horizontal reductions and the search of the winning site leave the hardware prefetchers idle, and they start
 /// each page over: argmax of 64 MiB of f32 rows (AMD Zen 5 guest, best of 10, alternated, the page hints alone → with these)
 /// of 512 floats 5.9–6.0 → 2.6 ms, of 1024 (a 4 KiB page each) 3.6–4.8 → 2.2–2.5 (SUM of the same bytes 1.4–2.0),
@@ -245,8 +245,13 @@ inline constexpr std::size_t arg_block = 2048;
 /// arg_lines_ahead bytes before their lines (four a pair of steps), not all at the stretch's start: a loop of one hint
 /// a line there had taken a quarter of the instructions of a row of 1024 floats. In L2 (256 KiB of such rows, AMD Zen
 /// 5 guest) 47–49 → 54 GB/s; 64 MiB on a two-thread pool, median against a two-thread read probe after each call
-/// (binaries alternated, 15 rounds of 150 calls): 0.65–0.85 → 0.69–0.86, above in 11 of the 15.
-inline constexpr std::ptrdiff_t arg_lines_ahead = 4096;
+/// (binaries alternated, 15 rounds of 150 calls): 0.65–0.85 → 0.69–0.86, above in 11 of the 15. 16 KiB ahead, not 4:
+/// with both threads reading, a line takes longer to arrive. Two-thread pool, 64 MiB of f32 rows, median of 80 calls
+/// (alternated, five rounds), 4 / 8 / 16 / 32 KiB ahead: rows of 1024, op 1.06–1.33 / 0.85–0.96 / 0.85–0.97 /
+/// 0.91–0.98 ms, against the probe 0.87–0.98 / 0.93–1.08 / 1.04–1.16 / 0.92–0.96; rows of 512 1.04–1.07 → 0.99–1.01
+/// ms, of 4096 0.85–0.89 → 0.75–0.77, one line of 16 Mi 0.83–0.84 either; one thread, rows of 1024 0.80–0.87 →
+/// 1.11–1.14 of its probe.
+inline constexpr std::ptrdiff_t arg_lines_ahead = 16384;
 inline constexpr std::size_t arg_lines_min_bytes = 2048;
 
 /// The extreme of a stretch, and the part of it [start, start + length) that holds its first (Last: last)
@@ -276,7 +281,7 @@ template <bool Maximum, bool Last, class T>
     };
     const std::size_t steps = count / S;
     extreme_site<C> site{};
-    // Every line of the stretch arg_lines_ahead bytes on (the next row or two, for back-to-back rows), and the page
+    // Every line of the stretch arg_lines_ahead bytes on (the rows a few on, for back-to-back rows), and the page
     // hints: both tile the block as its steps go — its first two steps, each pair of steps after them, the last odd
     // step and the tail.
     const bool line_hints = count * sizeof(T) >= arg_lines_min_bytes;

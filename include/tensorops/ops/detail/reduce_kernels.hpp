@@ -176,10 +176,11 @@ void reduce_strided(const T* input, T* output, const reduce_nests<>& parts, std:
 // Algorithm. For each output, the group is a set of contiguous runs (the innermost reduced dimension) placed
 // by the other reduced dimensions. inner_accumulators vector accumulators take that many vectors per step, so
 // as many independent dependency chains hide the latency of the combining instruction (a NaN-propagating max
-// is three instructions deep); run ends narrower than a vector go to a scalar accumulator. The loop hints each page
-// simd::page_prefetch_distance bytes before it gets there (simd::prefetch_stream_ahead: the hardware prefetchers stop
-// at a page's end, and its address translation would stall the stream; earlier, a hint per line 8 KiB ahead had
-// helped float max, which without hints read 64 MiB at ~80 % of the read limit on an Intel host). The accumulators
+// is three instructions deep); run ends narrower than a vector go to a scalar accumulator. The loop hints every line
+// inner_lines_ahead bytes on and each page simd::page_prefetch_distance bytes before it gets there
+// (simd::prefetch_stream_ahead: the hardware prefetchers stop at a page's end, and its address translation would
+// stall the stream; earlier, a hint per line 8 KiB ahead had helped float max, which without hints read 64 MiB at
+// ~80 % of the read limit on an Intel host). The accumulators
 // are folded into a block total every cascade_block elements per lane and the blocks combined pairwise (a
 // cascade) — for accuracy in float sums, and for every reduction with R::line_blocks so that one long line can
 // be cut into pieces bit-identically (reduce_line_in_chunks). One horizontal step per output. A group of more than
@@ -188,6 +189,15 @@ void reduce_strided(const T* input, T* output, const reduce_nests<>& parts, std:
 
 /// Vector accumulators of the inner kernel.
 inline constexpr std::size_t inner_accumulators = 8;
+
+/// How far ahead (bytes) the inner kernel's loop hints every cache line it will read, besides the page hints: with two
+/// threads reading, the hardware prefetchers alone ran too short a stream ahead. 64 MiB of f32 rows of 1024 on a
+/// two-thread pool, AMD Zen 5 guest, median of 80 calls against a two-thread read probe after each (alternated, three
+/// rounds), page hints alone → and lines 16 KiB ahead: MAX 0.92–0.96 → 1.06–1.22 (0.92–1.00 → 0.83–0.87 ms), SUM
+/// 1.03–1.08 → 1.11–1.16 (0.94–1.09 → 0.83–0.88 ms); one thread MAX 1.80–1.82 → 1.65–1.68 ms, SUM alike (1.02–1.07
+/// of its probe either way). Once, on an Intel host, lines 8 KiB ahead without page hints were slower than the page
+/// hints alone (simd/prefetch.hpp); both together are what pays here. argmax's kernel hints its lines as far ahead.
+inline constexpr std::ptrdiff_t inner_lines_ahead = 16384;
 
 /// The `count` of accumulate_runs_after and accumulate_runs that means every run of the nest.
 inline constexpr std::size_t all_runs = static_cast<std::size_t>(-1);
@@ -266,6 +276,7 @@ struct inner_runs {
             if constexpr (R::line_blocks) now = std::min(now, cascade_block - steps);
             for (std::size_t s = 0; s < now; ++s, j += U * W) {
                 simd::prefetch_stream_ahead(x + j, U * W * sizeof(T));
+                simd::prefetch_ahead(x + j, inner_lines_ahead, U * W * sizeof(T));
                 iter::unrolled<U>([&](auto k) { acc[k] = r.combine_lanes(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes)); });
             }
             end_steps(acc, steps, now);
