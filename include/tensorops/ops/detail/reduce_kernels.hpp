@@ -199,6 +199,19 @@ inline constexpr std::size_t inner_accumulators = 8;
 /// hints alone (simd/prefetch.hpp); both together are what pays here. argmax's kernel hints its lines as far ahead.
 inline constexpr std::ptrdiff_t inner_lines_ahead = 16384;
 
+/// The hints of one step of a loop streaming up a contiguous run, the step reading [x, x + bytes): the page
+/// simd::page_prefetch_distance ahead (simd::prefetch_stream_ahead) and every line inner_lines_ahead ahead. The
+/// contiguous kernels' loops (inner_runs, reduce_contiguous, log_sum_exp_one_pass, reduce_line_in_chunks) call it once
+/// per step.
+/// Log-sum-exp's one pass, whose arithmetic leaves the memory stream most to the hardware prefetchers, gained most from
+/// the line hints: 64 MiB of f32 rows of 1024, two-thread pool (alternated, three rounds), 2.43–2.52 → 1.49–1.52 ms,
+/// one thread 4.8 → 2.9–3.5 ms.
+template <class T>
+[[gnu::always_inline]] inline void hint_stream_step(const T* x, std::size_t bytes) noexcept {
+    simd::prefetch_stream_ahead(x, bytes);
+    simd::prefetch_ahead(x, inner_lines_ahead, bytes);
+}
+
 /// The `count` of accumulate_runs_after and accumulate_runs that means every run of the nest.
 inline constexpr std::size_t all_runs = static_cast<std::size_t>(-1);
 
@@ -275,8 +288,7 @@ struct inner_runs {
             std::size_t now = (length - j) / (U * W);
             if constexpr (R::line_blocks) now = std::min(now, cascade_block - steps);
             for (std::size_t s = 0; s < now; ++s, j += U * W) {
-                simd::prefetch_stream_ahead(x + j, U * W * sizeof(T));
-                simd::prefetch_ahead(x + j, inner_lines_ahead, U * W * sizeof(T));
+                hint_stream_step(x + j, U * W * sizeof(T));
                 iter::unrolled<U>([&](auto k) { acc[k] = r.combine_lanes(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes)); });
             }
             end_steps(acc, steps, now);
@@ -422,7 +434,7 @@ typename R::accumulator reduce_contiguous(const T* x, std::size_t count, const R
     acc.fill(P(static_cast<C>(r.identity())));
     std::size_t j = 0;
     for (; j + U * W <= count; j += U * W) {
-        simd::prefetch_stream_ahead(x + j, U * W * sizeof(T));
+        hint_stream_step(x + j, U * W * sizeof(T));
         iter::unrolled<U>([&](auto k) { acc[k] = combine(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes)); });
     }
     if (j < count) simd::prefetch_stream_ahead(x + j, (count - j) * sizeof(T));  // the hints tile the run
@@ -495,7 +507,7 @@ log_sum_exp_terms<simd::compute_t<T>> log_sum_exp_one_pass(const T* x, std::size
     acc.fill(top_and_sum{P(lowest), P(C(0))});
     std::size_t j = 0;
     for (; j + U * W <= full; j += U * W) {
-        simd::prefetch_stream_ahead(x + j, U * W * sizeof(T));  // as reduce_contiguous
+        hint_stream_step(x + j, U * W * sizeof(T));  // as reduce_contiguous
         iter::unrolled<U>([&](auto k) {
             auto& a = acc[k % pairs];
             a = add(a, simd::load(x + j + k * W));
@@ -1723,7 +1735,7 @@ bool reduce_line_in_chunks(const executor_ref& exec, const T* x, T* y, std::size
             std::array<P, U> acc;
             acc.fill(identity);
             for (std::size_t step = 0; step < cascade_block; ++step, at += U * W) {
-                simd::prefetch_stream_ahead(at, U * W * sizeof(T));
+                hint_stream_step(at, U * W * sizeof(T));
                 iter::unrolled<U>([&](auto k) { acc[k] = combine(acc[k], r.lift_lanes(simd::load(at + k * W), shift_lanes)); });
             }
             own.push(combine_all(acc, combine), combine);
