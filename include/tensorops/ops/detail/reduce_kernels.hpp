@@ -199,17 +199,24 @@ inline constexpr std::size_t inner_accumulators = 8;
 /// hints alone (simd/prefetch.hpp); both together are what pays here. argmax's kernel hints its lines as far ahead.
 inline constexpr std::ptrdiff_t inner_lines_ahead = 16384;
 
+/// Inputs (of a call, or of one piece of it) smaller than this stay in cache, where the line hints only cost: 64 KiB of
+/// f32 rows of 1024 summed 15–25 % slower with them (every function of the suite's 64 KiB cases).
+inline constexpr std::size_t line_hints_min_bytes = std::size_t{1} << 20;
+
+/// Whether a kernel reading `bytes` of input hints its lines (line_hints_min_bytes).
+[[nodiscard]] constexpr bool hints_lines(std::size_t bytes) noexcept { return bytes >= line_hints_min_bytes; }
+
 /// The hints of one step of a loop streaming up a contiguous run, the step reading [x, x + bytes): the page
-/// simd::page_prefetch_distance ahead (simd::prefetch_stream_ahead) and every line inner_lines_ahead ahead. The
-/// contiguous kernels' loops (inner_runs, reduce_contiguous, log_sum_exp_one_pass, reduce_line_in_chunks) call it once
-/// per step.
+/// simd::page_prefetch_distance ahead (simd::prefetch_stream_ahead) and, when `lines`, every line inner_lines_ahead
+/// ahead. The contiguous kernels' loops (inner_runs, reduce_contiguous, log_sum_exp_one_pass, reduce_line_in_chunks)
+/// call it once per step; `lines` comes from the size of what their caller reads (hints_lines).
 /// Log-sum-exp's one pass, whose arithmetic leaves the memory stream most to the hardware prefetchers, gained most from
 /// the line hints: 64 MiB of f32 rows of 1024, two-thread pool (alternated, three rounds), 2.43–2.52 → 1.49–1.52 ms,
 /// one thread 4.8 → 2.9–3.5 ms.
 template <class T>
-[[gnu::always_inline]] inline void hint_stream_step(const T* x, std::size_t bytes) noexcept {
+[[gnu::always_inline]] inline void hint_stream_step(const T* x, std::size_t bytes, bool lines) noexcept {
     simd::prefetch_stream_ahead(x, bytes);
-    simd::prefetch_ahead(x, inner_lines_ahead, bytes);
+    if (lines) simd::prefetch_ahead(x, inner_lines_ahead, bytes);
 }
 
 /// The `count` of accumulate_runs_after and accumulate_runs that means every run of the nest.
@@ -253,6 +260,7 @@ struct inner_runs {
     A rest;                         // the run ends narrower than a vector
     std::size_t rest_in_block = 0;  // elements since rest's last push
     cascade<A> scalar_blocks;
+    bool hint_lines = true;  // hint_stream_step's `lines`: set from what the caller reads in all
 
     inner_runs(const R& reduction, const A& shift_value, cascade<P>& vector_blocks)
         : r(reduction), shift(shift_value), blocks(vector_blocks), rest(reduction.identity()) {
@@ -288,7 +296,7 @@ struct inner_runs {
             std::size_t now = (length - j) / (U * W);
             if constexpr (R::line_blocks) now = std::min(now, cascade_block - steps);
             for (std::size_t s = 0; s < now; ++s, j += U * W) {
-                hint_stream_step(x + j, U * W * sizeof(T));
+                hint_stream_step(x + j, U * W * sizeof(T), hint_lines);
                 iter::unrolled<U>([&](auto k) { acc[k] = r.combine_lanes(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes)); });
             }
             end_steps(acc, steps, now);
@@ -328,12 +336,13 @@ struct inner_runs {
 /// The accumulated value of the runs (the inner kernel's loop) of a nest (`runs`: the group without its innermost
 /// dimension, each run `length` contiguous elements from base + its offset) — all of them, or `count` from the
 /// first-th in row-major order — its vector blocks joining `blocks`: the cascade of the blocks before the first run
-/// when the group's first blocks were summed elsewhere (reduce_line_in_chunks).
+/// when the group's first blocks were summed elsewhere (reduce_line_in_chunks). `hint_lines`: see hint_stream_step.
 template <class T, class R>
 typename R::accumulator accumulate_runs_after(const T* base, const iter::loop_nest<2>& runs, std::size_t length, const R& r,
                                               const typename R::accumulator& shift, cascade<simd::pack<T>>& blocks,
-                                              std::size_t first = 0, std::size_t count = all_runs) {
+                                              std::size_t first = 0, std::size_t count = all_runs, bool hint_lines = true) {
     inner_runs<T, R> state(r, shift, blocks);
+    state.hint_lines = hint_lines;
     if (runs.rank == 0 && first == 0 && count != 0) {  // one run: no walk
         state.add_run(base + runs.offsets[1], length);
         return state.value();
@@ -348,9 +357,10 @@ typename R::accumulator accumulate_runs_after(const T* base, const iter::loop_ne
 /// first-th.
 template <class T, class R>
 typename R::accumulator accumulate_runs(const T* base, const iter::loop_nest<2>& runs, std::size_t length, const R& r,
-                                        const typename R::accumulator& shift, std::size_t first = 0, std::size_t count = all_runs) {
+                                        const typename R::accumulator& shift, std::size_t first = 0, std::size_t count = all_runs,
+                                        bool hint_lines = true) {
     cascade<simd::pack<T>> blocks;  // left uninitialised: levels are written before they are read
-    return accumulate_runs_after(base, runs, length, r, shift, blocks, first, count);
+    return accumulate_runs_after(base, runs, length, r, shift, blocks, first, count, hint_lines);
 }
 
 /// Runs per chunk of a group of many runs (accumulate_run_chunks): as many whole runs as make run_chunk_elements
@@ -365,14 +375,14 @@ inline constexpr std::size_t run_chunk_elements = 65536;
 /// calling thread: the same bits whatever the thread count.
 template <class T, class R>
 typename R::accumulator accumulate_run_chunks(const executor_ref* exec, std::size_t pieces, const T* base, const iter::loop_nest<2>& runs,
-                                              std::size_t length, const R& r, const typename R::accumulator& shift) {
+                                              std::size_t length, const R& r, const typename R::accumulator& shift, bool hint_lines = true) {
     using A = typename R::accumulator;
     const std::size_t total = runs.element_count();
     const std::size_t per_chunk = std::max<std::size_t>(1, run_chunk_elements / length);
-    if (total <= per_chunk) return accumulate_runs(base, runs, length, r, shift);
+    if (total <= per_chunk) return accumulate_runs(base, runs, length, r, shift, 0, all_runs, hint_lines);
     const std::size_t chunks = (total + per_chunk - 1) / per_chunk;
     const auto chunk_value = [&](std::size_t c) {
-        return accumulate_runs(base, runs, length, r, shift, c * per_chunk, std::min(per_chunk, total - c * per_chunk));
+        return accumulate_runs(base, runs, length, r, shift, c * per_chunk, std::min(per_chunk, total - c * per_chunk), hint_lines);
     };
     const auto combine = [&](const A& a, const A& b) { return r.combine(a, b); };
     A result = r.identity();
@@ -434,7 +444,7 @@ typename R::accumulator reduce_contiguous(const T* x, std::size_t count, const R
     acc.fill(P(static_cast<C>(r.identity())));
     std::size_t j = 0;
     for (; j + U * W <= count; j += U * W) {
-        hint_stream_step(x + j, U * W * sizeof(T));
+        hint_stream_step(x + j, U * W * sizeof(T), true);
         iter::unrolled<U>([&](auto k) { acc[k] = combine(acc[k], r.lift_lanes(simd::load(x + j + k * W), shift_lanes)); });
     }
     if (j < count) simd::prefetch_stream_ahead(x + j, (count - j) * sizeof(T));  // the hints tile the run
@@ -482,7 +492,7 @@ struct log_sum_exp_terms {
 /// log_sum_exp_of_run), one line of 64 Ki 1.45 → 1.28. One pair of accumulators ran at 1.35, three at 1.50 and four
 /// (which spill with the term's constants) at 1.49; two vectors a step as fast as four.
 template <class T>
-log_sum_exp_terms<simd::compute_t<T>> log_sum_exp_one_pass(const T* x, std::size_t count) {
+log_sum_exp_terms<simd::compute_t<T>> log_sum_exp_one_pass(const T* x, std::size_t count, bool hint_lines = true) {
     using std::isfinite;
     using lse = log_sum_exp_reduction<T>;
     using P = simd::pack<T>;
@@ -507,7 +517,7 @@ log_sum_exp_terms<simd::compute_t<T>> log_sum_exp_one_pass(const T* x, std::size
     acc.fill(top_and_sum{P(lowest), P(C(0))});
     std::size_t j = 0;
     for (; j + U * W <= full; j += U * W) {
-        hint_stream_step(x + j, U * W * sizeof(T));  // as reduce_contiguous
+        hint_stream_step(x + j, U * W * sizeof(T), hint_lines);  // as reduce_contiguous
         iter::unrolled<U>([&](auto k) {
             auto& a = acc[k % pairs];
             a = add(a, simd::load(x + j + k * W));
@@ -598,14 +608,15 @@ log_sum_exp_state<accumulator_t<T>> log_sum_exp_block(const T* x, std::size_t co
 
 /// A floating product of the `count` contiguous elements at x with the inner kernel's accumulators.
 template <class T, class R>
-typename R::accumulator product_block(const T* x, std::size_t count, const R& r) {
-    return accumulate_runs(x, iter::loop_nest<2>{}, count, r, r.identity());
+typename R::accumulator product_block(const T* x, std::size_t count, const R& r, bool hint_lines = true) {
+    return accumulate_runs(x, iter::loop_nest<2>{}, count, r, r.identity(), 0, all_runs, hint_lines);
 }
 
 /// The reduction of one contiguous run of `length` elements by log-sum-exp (its state) or a floating product, in
-/// fixed blocks (see above): sequentially when exec is null, else with the blocks in pieces on *exec.
+/// fixed blocks (see above): sequentially when exec is null, else with the blocks in pieces on *exec. `hint_lines`:
+/// see hint_stream_step.
 template <class T, class R>
-auto reduce_run_in_blocks(const executor_ref* exec, const T* x, std::size_t length, const R& r) {
+auto reduce_run_in_blocks(const executor_ref* exec, const T* x, std::size_t length, const R& r, bool hint_lines = true) {
     const auto fold_on = [&](auto identity, const auto& value, const auto& fold) {
         using S = decltype(identity);
         return exec == nullptr ? fold_blocks<S>(length, value, fold) : fold_blocks<S>(*exec, length, sizeof(T), value, fold);
@@ -616,7 +627,7 @@ auto reduce_run_in_blocks(const executor_ref* exec, const T* x, std::size_t leng
                        [](const S& a, const S& b) { return merge(a, b); });
     } else {
         using A = typename R::accumulator;
-        return fold_on(A{}, [&](std::size_t start, std::size_t n) { return product_block(x + start, n, r); },
+        return fold_on(A{}, [&](std::size_t start, std::size_t n) { return product_block(x + start, n, r, hint_lines); },
                        [&](const A& a, const A& b) { return r.combine(a, b); });
     }
 }
@@ -626,20 +637,21 @@ auto reduce_run_in_blocks(const executor_ref* exec, const T* x, std::size_t leng
 /// the maximum's shift nor merged; f32 rows of 1024 in cache 1.30 ns a vector against 1.48 through the stretch's
 /// state) or, where that pass does not serve, its two passes; any other from its blocks' state (reduce_run_in_blocks,
 /// on *exec if not null). The same bits whatever exec, and wherever the run lies (a line alone or a row of many).
+/// `hint_lines`: see hint_stream_step.
 template <class T, class R>
-T log_sum_exp_of_run(const executor_ref* exec, const T* x, std::size_t length, std::size_t count, const R& r) {
+T log_sum_exp_of_run(const executor_ref* exec, const T* x, std::size_t length, std::size_t count, const R& r, bool hint_lines = true) {
     const auto finish = [&](const log_sum_exp_state<typename R::accumulator>& state) {
         return r.finish(state.sum, count, R::shift_for(state.maximum));
     };
     if constexpr (R::vectorizable) {
         if (length >= 1 && length <= lse_stretch) {
-            const auto one = log_sum_exp_one_pass(x, length);
+            const auto one = log_sum_exp_one_pass(x, length, hint_lines);
             if (one.served) return R::finish_from_reference(one.sum, one.reference);
             // What the run's one block of one stretch would come to, without that stretch's one pass done again.
             return finish(log_sum_exp_two_passes(x, length));
         }
     }
-    return finish(reduce_run_in_blocks(exec, x, length, r));
+    return finish(reduce_run_in_blocks(exec, x, length, r, hint_lines));
 }
 
 /// Log-sum-exp state of one group's runs (`runs`: the group without its innermost dimension; each run `length`
@@ -957,11 +969,12 @@ void reduce_short_rows(const T* input, T* output, const iter::loop_nest<2>& kept
 /// `outputs`: reduce_inner's loop over one line of outputs, each run accumulated exactly as accumulate_runs does.
 template <class T, class R>
 void reduce_runs_of_line(const T* x, std::ptrdiff_t x_step, T* y, std::ptrdiff_t y_step, std::size_t outputs, std::size_t length,
-                         std::size_t count, const R& r) {
+                         std::size_t count, const R& r, bool hint_lines) {
     const typename R::accumulator no_shift = r.identity();
     for (std::size_t i = 0; i < outputs; ++i, x += x_step, y += y_step) {
         cascade<simd::pack<T>> blocks;
         inner_runs<T, R> state(r, no_shift, blocks);
+        state.hint_lines = hint_lines;
         state.add_run(x, length);
         *y = r.finish(state.value(), count, no_shift);
     }
@@ -974,11 +987,12 @@ void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::s
     iter::axis_set innermost;
     innermost.set(last);
     const auto runs = iter::remove_dimensions(parts.group, innermost);
+    const bool hint_lines = hints_lines(parts.kept.element_count() * count * sizeof(T));
     if constexpr (R::shifted) {  // log-sum-exp: one pass, run by run in blocks of stretches (see log_sum_exp_state)
         if (runs.rank == 0) {  // one run per output
             const std::ptrdiff_t run_offset = runs.offsets[1];
             iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {
-                output[at[0]] = log_sum_exp_of_run(nullptr, input + at[1] + run_offset, length, count, r);
+                output[at[0]] = log_sum_exp_of_run(nullptr, input + at[1] + run_offset, length, count, r, hint_lines);
             });
             return;
         }
@@ -993,7 +1007,7 @@ void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::s
         const std::ptrdiff_t run_offset = runs.offsets[1];
         if constexpr (!R::line_blocks) {  // floating products: a single run goes in fixed blocks
             iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {
-                output[at[0]] = r.finish(reduce_run_in_blocks(nullptr, input + at[1] + run_offset, length, r), count, no_shift);
+                output[at[0]] = r.finish(reduce_run_in_blocks(nullptr, input + at[1] + run_offset, length, r, hint_lines), count, no_shift);
             });
         } else {
             // The innermost kept dimension is a plain loop (reduce_runs_of_line) around accumulate_runs for one run,
@@ -1003,20 +1017,21 @@ void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::s
             // process (binaries alternated, six runs of eight rounds): two threads on halves 0.73–0.97× → 0.91–1.03×,
             // one thread 0.94–0.95× → 0.98–1.0×. (Through two calls an output, earlier, it had been slower still.)
             if (parts.kept.rank == 0) {
-                output[parts.kept.offsets[0]] = r.finish(accumulate_runs(input + parts.kept.offsets[1], runs, length, r, no_shift), count, no_shift);
+                output[parts.kept.offsets[0]] =
+                    r.finish(accumulate_runs(input + parts.kept.offsets[1], runs, length, r, no_shift, 0, all_runs, hint_lines), count, no_shift);
                 return;
             }
             const std::size_t inner = parts.kept.rank - 1;
             const std::size_t outputs = parts.kept.sizes[inner];
             const std::ptrdiff_t y_step = parts.kept.strides[0][inner], x_step = parts.kept.strides[1][inner];
             iter::for_each_outer_index(parts.kept, inner, [&](const std::array<std::ptrdiff_t, 2>& line) {
-                reduce_runs_of_line(input + line[1] + run_offset, x_step, output + line[0], y_step, outputs, length, count, r);
+                reduce_runs_of_line(input + line[1] + run_offset, x_step, output + line[0], y_step, outputs, length, count, r, hint_lines);
             });
         }
         return;
     }
     iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {
-        output[at[0]] = r.finish(accumulate_run_chunks(nullptr, 1, input + at[1], runs, length, r, no_shift), count, no_shift);
+        output[at[0]] = r.finish(accumulate_run_chunks(nullptr, 1, input + at[1], runs, length, r, no_shift, hint_lines), count, no_shift);
     });
 }
 
@@ -1735,7 +1750,7 @@ bool reduce_line_in_chunks(const executor_ref& exec, const T* x, T* y, std::size
             std::array<P, U> acc;
             acc.fill(identity);
             for (std::size_t step = 0; step < cascade_block; ++step, at += U * W) {
-                hint_stream_step(at, U * W * sizeof(T));
+                hint_stream_step(at, U * W * sizeof(T), true);
                 iter::unrolled<U>([&](auto k) { acc[k] = combine(acc[k], r.lift_lanes(simd::load(at + k * W), shift_lanes)); });
             }
             own.push(combine_all(acc, combine), combine);
