@@ -307,7 +307,8 @@ TEMPLATE_LIST_TEST_CASE("parallel cumulative over few long scans: the fixed bloc
     std::size_t shape_number = 0;
     for (const auto& [sizes, axis, strides] : shapes) {
         for (int variant = 0; variant < 4; ++variant) {
-            // Two variants per shape (sanitised builds: one), a different pair for each: every variant meets two shapes.
+            // Two variants per shape (sanitised builds: one), a different pair for each: every variant meets at least two
+            // shapes (sanitised builds: at least one).
             const std::size_t combination = shape_number + static_cast<std::size_t>(variant);
             if (combination % 2 != 0 || !tensorops_test::runs_in_this_build(combination, 4)) continue;
             const bool product = variant % 2 == 1;

@@ -88,8 +88,8 @@ struct custom_scan {
 /// within each block: an f32 line in blocks of 64 KiB 3.5–3.8 ms, 128 KiB 2.8–3.1, 256 KiB 2.4–2.5, 512 KiB 2.15–2.4,
 /// 1 and 2 MiB 2.1–2.4 (f64, int8 and int64 at 512 KiB 2.1–2.5, against 3.1–3.5 with 128 KiB blocks and the hints
 /// running on into the next block); f32 [16384, 1024] over the rows, bands of 256 KiB / 512 KiB / 1 MiB / 2 MiB:
-/// 3.5–3.6 / 3.2–3.4 / 3.1–3.15 / 3.0–3.1 ms (3.9–4.1 before the hints stayed within the band). One thread is the
-/// same with any of them.
+/// 3.5–3.6 / 3.2–3.4 / 3.1–3.15 / 3.0–3.1 ms (3.9–4.1 before the hints stayed within the band) — bands are 2 MiB
+/// now (scan_band_bytes). One thread is the same with any of them.
 inline constexpr std::size_t scan_block_bytes = std::size_t{512} << 10;
 
 /// A block of a contiguous line scanned in parallel is written in parts of this many bytes, the prefix entering the
