@@ -471,8 +471,7 @@ void arg_walk_rows(const T* x, std::ptrdiff_t step, std::ptrdiff_t index_base, s
         }
     };
     const std::size_t count = end - first_row, half = (count + 1) / 2;
-    const std::size_t pitch = static_cast<std::size_t>(step < 0 ? -step : step) * sizeof(T);
-    if (!arg_walks_pairs(count, pitch)) {
+    if (!arg_walks_pairs(count, pitch_bytes<T>(step))) {
         walk_alone(first_row, end, values, indices);
         return;
     }
@@ -591,8 +590,10 @@ void arg_reduce_rows_in_bands(const executor_ref& exec, const T* x, const index_
             std::copy_n(best_index.data() + earlier * width, width, indices);
             fresh = false;
         }
-        std::vector<C> other_values(width);  // arg_walk_rows' second running best, for far-apart halves of the band
-        std::vector<L> other_indices(width);
+        // arg_walk_rows' second running best, for the far-apart halves of a band that it walks in pairs.
+        const bool pairs = arg_walks_pairs(end - first_row, pitch_bytes<T>(step));
+        std::vector<C> other_values(pairs ? width : 0);
+        std::vector<L> other_indices(pairs ? width : 0);
         arg_walk_rows<Maximum, Last>(x, step, index_base, index_step, first_row, end, values, indices, other_values.data(), other_indices.data(),
                                      width, fresh);
         finished[band].store(true, std::memory_order_release);

@@ -260,10 +260,10 @@ struct inner_runs {
     A rest;                         // the run ends narrower than a vector
     std::size_t rest_in_block = 0;  // elements since rest's last push
     cascade<A> scalar_blocks;
-    bool hint_lines = true;  // hint_stream_step's `lines`: set from what the caller reads in all
+    bool hint_lines;                // hint_stream_step's `lines`: from what the caller reads in all (hints_lines)
 
-    inner_runs(const R& reduction, const A& shift_value, cascade<P>& vector_blocks)
-        : r(reduction), shift(shift_value), blocks(vector_blocks), rest(reduction.identity()) {
+    inner_runs(const R& reduction, const A& shift_value, cascade<P>& vector_blocks, bool lines)
+        : r(reduction), shift(shift_value), blocks(vector_blocks), rest(reduction.identity()), hint_lines(lines) {
         accumulators.fill(P(static_cast<simd::compute_t<T>>(r.identity())));
     }
 
@@ -341,8 +341,7 @@ template <class T, class R>
 typename R::accumulator accumulate_runs_after(const T* base, const iter::loop_nest<2>& runs, std::size_t length, const R& r,
                                               const typename R::accumulator& shift, cascade<simd::pack<T>>& blocks,
                                               std::size_t first = 0, std::size_t count = all_runs, bool hint_lines = true) {
-    inner_runs<T, R> state(r, shift, blocks);
-    state.hint_lines = hint_lines;
+    inner_runs<T, R> state(r, shift, blocks, hint_lines);
     if (runs.rank == 0 && first == 0 && count != 0) {  // one run: no walk
         state.add_run(base + runs.offsets[1], length);
         return state.value();
@@ -967,14 +966,14 @@ void reduce_short_rows(const T* input, T* output, const iter::loop_nest<2>& kept
 
 /// y[i · y_step] = r's finished reduction of the `length` ≥ one vector contiguous elements at x + i · x_step, for i <
 /// `outputs`: reduce_inner's loop over one line of outputs, each run accumulated exactly as accumulate_runs does.
+/// `hint_lines`: see hint_stream_step.
 template <class T, class R>
 void reduce_runs_of_line(const T* x, std::ptrdiff_t x_step, T* y, std::ptrdiff_t y_step, std::size_t outputs, std::size_t length,
                          std::size_t count, const R& r, bool hint_lines) {
     const typename R::accumulator no_shift = r.identity();
     for (std::size_t i = 0; i < outputs; ++i, x += x_step, y += y_step) {
         cascade<simd::pack<T>> blocks;
-        inner_runs<T, R> state(r, no_shift, blocks);
-        state.hint_lines = hint_lines;
+        inner_runs<T, R> state(r, no_shift, blocks, hint_lines);
         state.add_run(x, length);
         *y = r.finish(state.value(), count, no_shift);
     }
@@ -1283,6 +1282,12 @@ void reduce_rows_of_group(const T* x, T* y, std::size_t width, const iter::loop_
 /// Rows the outer kernel folds two at a time are at least this far apart (bytes; see row_units).
 inline constexpr std::size_t far_pair_bytes = std::size_t{2} << 20;
 
+/// Bytes between rows of T `step` elements apart, either way.
+template <class T>
+[[nodiscard]] constexpr std::size_t pitch_bytes(std::ptrdiff_t step) noexcept {
+    return static_cast<std::size_t>(step < 0 ? -step : step) * sizeof(T);
+}
+
 /// How the outer kernel walks one line of `visits` rows (each `visit_step` elements after the one before) for functions
 /// with row blocks: in units, each folded into a running row of its own, the running rows then combined in order
 /// (unit_combiner) — whether one thread does it all (reduce_rows) or several share the units out
@@ -1317,7 +1322,7 @@ struct row_units {
         const std::size_t visits = n / fuse;
         const std::size_t blocks = (visits + cascade_block - 1) / cascade_block;
         const std::size_t half = (blocks + 1) / 2;
-        const std::size_t pitch = static_cast<std::size_t>(visit_step < 0 ? -visit_step : visit_step) * sizeof(T);
+        const std::size_t pitch = pitch_bytes<T>(visit_step);
         const bool paired = blocks >= 2 && half * cascade_block * pitch >= far_pair_bytes;
         return {fuse, visit_step, visits, paired ? half : blocks, paired};
     }
