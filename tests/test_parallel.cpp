@@ -288,7 +288,7 @@ TEMPLATE_LIST_TEST_CASE("parallel cumulative over few long scans: the fixed bloc
     // Too few lines for the threads, so each long scan is cut into its blocks (ops/detail/blocked_scan.hpp): on the
     // pools (pieces started in order: one pass, each block waiting for the prefix before it) and on the recording
     // executor (pieces in reverse: totals, then the blocks). One line of 2½ blocks; two lines; rows in bands with
-    // a ragged vector tail; rows in bands of two, wide enough (half a band: 1 MiB) for two threads to cut them by
+    // a ragged vector tail; rows in bands of two, wide enough (half a band) for two threads to cut them by
     // columns instead, every piece keeping the bands of the whole (a piece's own rows would make one band).
     const std::size_t K = tensorops::detail::line_scan_block<T>, m = 3 * tensorops::simd::lanes<T> + 5;
     const std::size_t band = tensorops::detail::band_rows(m, sizeof(T)), wide = tensorops::detail::scan_band_bytes / 2 / sizeof(T);

@@ -90,11 +90,18 @@ struct custom_scan {
 /// running on into the next block); f32 [16384, 1024] over the rows, bands of 256 KiB / 512 KiB / 1 MiB / 2 MiB:
 /// 3.5–3.6 / 3.2–3.4 / 3.1–3.15 / 3.0–3.1 ms (3.9–4.1 before the hints stayed within the band) — bands are 2 MiB
 /// now (scan_band_bytes). One thread is the same with any of them.
-inline constexpr std::size_t scan_block_bytes = std::size_t{512} << 10;
+/// TENSOROPS_SCAN_BLOCK_BYTES (a power of two of at least 16 KiB) overrides it, for a core whose L2 is another size;
+/// floating results of long scans change with it (the blocks are where they are rounded), never with the threads.
+#ifndef TENSOROPS_SCAN_BLOCK_BYTES
+#define TENSOROPS_SCAN_BLOCK_BYTES (std::size_t{512} << 10)
+#endif
+inline constexpr std::size_t scan_block_bytes = TENSOROPS_SCAN_BLOCK_BYTES;
 
 /// A block of a contiguous line scanned in parallel is written in parts of this many bytes, the prefix entering the
 /// block looked for before each (blocked_scan.hpp). A multiple of twice every vector width, dividing scan_block_bytes.
 inline constexpr std::size_t line_part_bytes = std::size_t{8} << 10;
+static_assert(scan_block_bytes >= 2 * line_part_bytes && (scan_block_bytes & (scan_block_bytes - 1)) == 0,
+              "TENSOROPS_SCAN_BLOCK_BYTES must be a power of two of at least 16 KiB");
 
 /// Elements per block of a contiguous line (a power of two: a multiple of twice every vector width).
 template <class T>
@@ -107,7 +114,14 @@ inline constexpr std::size_t line_scan_block = scan_block_bytes / sizeof(T);
 /// probe after each (binaries alternated, two rounds): bands of 512 KiB 0.64–0.71 (2.9–3.2 ms), 1 MiB 0.78–0.82,
 /// 2 MiB 0.82–0.88 (2.3–2.5 ms), 4 MiB 0.78–0.81; one thread unchanged (1.01 of its copy probe). Lines keep blocks of
 /// 512 KiB: one line of 16 Mi floats ran at 0.76–0.82 with them, 0.79–0.86 with 1 MiB, 0.71–0.74 with 2 MiB.
-inline constexpr std::size_t scan_band_bytes = std::size_t{2} << 20;
+/// TENSOROPS_SCAN_BAND_BYTES (at least 1 KiB) overrides it, as TENSOROPS_SCAN_BLOCK_BYTES does the blocks: the tests'
+/// sanitised and baseline builds use small blocks and bands (tools/run-tests.sh), whose boundaries the tests then
+/// meet in tensors an eighth the size.
+#ifndef TENSOROPS_SCAN_BAND_BYTES
+#define TENSOROPS_SCAN_BAND_BYTES (std::size_t{2} << 20)
+#endif
+inline constexpr std::size_t scan_band_bytes = TENSOROPS_SCAN_BAND_BYTES;
+static_assert(scan_band_bytes >= 1024, "TENSOROPS_SCAN_BAND_BYTES must be at least 1 KiB");
 
 /// Rows per band of an across-rows scan whose rows are m elements of `element_size` bytes. Always taken from the
 /// whole tensor's rows: a piece that has some of the columns keeps the bands of the whole.
