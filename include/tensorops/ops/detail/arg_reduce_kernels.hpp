@@ -378,23 +378,31 @@ void arg_reduce_inner(const T* input, const index_output& output, const reduce_n
 // stores. (Four rows at a time, their extreme first, read four pages at once: on an AMD Zen 5 that ran at 0.45×
 // the speed of one row at a time, 64 MiB of f32 rows of 4 KiB.)
 
+/// How the outer walk updates a running best: `branching` stores only where some lane of a vector is replaced (one
+/// test a vector, a mispredicted branch at each replacement); `branchless` stores both selects always. On random
+/// rows, row i of a fresh walk replaces some lane of a vector with probability ~W / i: the first arg_branchless_rows
+/// rows of a walk that starts from nothing take the branchless update (see arg_walk_rows).
+enum class arg_update { branching, branchless };
+
 /// The running best (value, flat index) of one vector of columns, at best / best_index, against `candidate` of the
-/// row whose flat index is row_index (rows come in walk order, see above): stored only where some lane is replaced.
-template <bool Maximum, bool Last, class P, class C, class L, class Q, class Load, class Store>
+/// row whose flat index is row_index (rows come in walk order, see above): stored only where some lane is replaced
+/// (Update: branching), or always with the lanes selected (branchless) — the same values either way.
+template <bool Maximum, bool Last, arg_update Update, class P, class C, class L, class Q, class Load, class Store>
 [[gnu::always_inline]] inline void arg_update_lanes(const P& candidate, const Q& row_index, C* best, L* best_index, const Load& load,
                                                     const Store& store) {
     const P current = load(best);
-    if (!any_replaces<Maximum, Last>(candidate, current)) [[likely]]
-        return;
+    if constexpr (Update == arg_update::branching)
+        if (!any_replaces<Maximum, Last>(candidate, current)) [[likely]]
+            return;
     const auto replace = replaces_lanes<Maximum, Last>(candidate, current);
     store(best, simd::select(replace, candidate, current));
     store(best_index, simd::select_lanes<P>(replace, row_index, Q(load(best_index))));
 }
 
 /// The running best (value, flat index) of `width` columns against one more row, `index` its flat index (rows
-/// come in walk order, see above). `first`: there is no running best yet, the row and its index become it.
-/// Hints the row `ahead` bytes on (simd::rows_ahead_bytes).
-template <bool Maximum, bool Last, class T, class C, class L>
+/// come in walk order, see above), updated as Update says. `first`: there is no running best yet, the row and its
+/// index become it. Hints the row `ahead` bytes on (simd::rows_ahead_bytes).
+template <bool Maximum, bool Last, arg_update Update, class T, class C, class L>
 void arg_update_row(const T* row, std::ptrdiff_t index, C* best, L* best_index, std::size_t width, bool first, std::ptrdiff_t ahead) {
     using P = simd::pack<T>;
     using Q = simd::lane_index_pack<P>;
@@ -406,21 +414,21 @@ void arg_update_row(const T* row, std::ptrdiff_t index, C* best, L* best_index, 
             store(best_index + j, row_index);
             return;
         }
-        arg_update_lanes<Maximum, Last>(candidate, row_index, best + j, best_index + j, load, store);
+        arg_update_lanes<Maximum, Last, Update>(candidate, row_index, best + j, best_index + j, load, store);
     });
 }
 
 /// arg_update_row for two rows read in the same steps, each against a running best of its own: `row` (flat index
 /// `index`) against best / best_index, `other` (other_index) against other_best / other_best_index. Both bests exist.
-template <bool Maximum, bool Last, class T, class C, class L>
+template <bool Maximum, bool Last, arg_update Update, class T, class C, class L>
 void arg_update_row_pair(const T* row, std::ptrdiff_t index, C* best, L* best_index, const T* other, std::ptrdiff_t other_index, C* other_best,
                          L* other_best_index, std::size_t width, std::ptrdiff_t ahead) {
     using P = simd::pack<T>;
     using Q = simd::lane_index_pack<P>;
     const Q row_index(static_cast<L>(index)), other_row_index(static_cast<L>(other_index));
     for_each_row_vector_prefetching<T>(row, other, ahead, width, [&](std::size_t j, const auto& load, const auto& store) TENSOROPS_INLINE_STEP {
-        arg_update_lanes<Maximum, Last>(P(load(row + j)), row_index, best + j, best_index + j, load, store);
-        arg_update_lanes<Maximum, Last>(P(load(other + j)), other_row_index, other_best + j, other_best_index + j, load, store);
+        arg_update_lanes<Maximum, Last, Update>(P(load(row + j)), row_index, best + j, best_index + j, load, store);
+        arg_update_lanes<Maximum, Last, Update>(P(load(other + j)), other_row_index, other_best + j, other_best_index + j, load, store);
     });
 }
 
@@ -441,6 +449,14 @@ void arg_merge_rows(C* best, L* best_index, const C* other, const L* other_index
 /// Rows the outer argmax kernel walks alone before it starts a second running best (arg_walk_rows): the second starts
 /// as a copy of the first, so it does not begin by replacing lanes at most rows (see arg_reduce_rows_in_bands).
 inline constexpr std::size_t arg_warm_rows = 64;
+
+/// Rows a running best that started from nothing has seen before its walk takes the branching update (arg_update):
+/// until then a replacement is likely enough (~W / i at row i on random rows) that a mispredicted branch costs
+/// more than storing both selects every time. f32 [16, 1024] (64 KiB, in cache) on one thread, AMD Zen 5 guest, old and
+/// new binaries alternated, median of 5: argmax 1.95–2.04 → 1.44–1.50 µs, argmin 1.91–1.92 → 1.52–1.60; 64 MiB within
+/// the host's noise on one and on two threads (a band's first rows 10–15 % faster in a timeline: the two bands that
+/// start from nothing on two threads).
+inline constexpr std::size_t arg_branchless_rows = 256;
 
 /// Whether arg_walk_rows walks `count` rows `pitch` bytes apart in far-apart pairs.
 [[nodiscard]] constexpr bool arg_walks_pairs(std::size_t count, std::size_t pitch) noexcept {
@@ -464,9 +480,15 @@ void arg_walk_rows(const T* x, std::ptrdiff_t step, std::ptrdiff_t index_base, s
     const std::ptrdiff_t ahead = simd::rows_ahead_bytes<T>(step);
     const auto row_at = [&](std::size_t i) { return x + static_cast<std::ptrdiff_t>(i) * step; };
     const auto index_at = [&](std::size_t i) { return index_base + static_cast<std::ptrdiff_t>(i) * index_step; };
+    // A walk that starts from nothing updates branchlessly while its running bests have seen few rows (arg_update):
+    // both of them have seen `seen` rows when the walk is at row first_row + seen or at its pair.
+    const std::size_t branchless_until = fresh ? arg_branchless_rows : 0;
     const auto walk_alone = [&](std::size_t from, std::size_t to, C* best, L* best_index) {
         for (std::size_t i = from; i < to; ++i) {
-            arg_update_row<Maximum, Last>(row_at(i), index_at(i), best, best_index, width, fresh, ahead);
+            if (i - first_row < branchless_until)
+                arg_update_row<Maximum, Last, arg_update::branchless>(row_at(i), index_at(i), best, best_index, width, fresh, ahead);
+            else
+                arg_update_row<Maximum, Last, arg_update::branching>(row_at(i), index_at(i), best, best_index, width, fresh, ahead);
             fresh = false;
         }
     };
@@ -480,9 +502,14 @@ void arg_walk_rows(const T* x, std::ptrdiff_t step, std::ptrdiff_t index_base, s
     std::copy_n(values, width, other_values);
     std::copy_n(indices, width, other_indices);
     const std::size_t pairs = std::min(second - warm_end, end - second);
-    for (std::size_t k = 0; k < pairs; ++k)
-        arg_update_row_pair<Maximum, Last>(row_at(warm_end + k), index_at(warm_end + k), values, indices, row_at(second + k), index_at(second + k),
-                                           other_values, other_indices, width, ahead);
+    const auto walk_pairs = [&]<arg_update Update>(std::size_t from, std::size_t to) {
+        for (std::size_t k = from; k < to; ++k)
+            arg_update_row_pair<Maximum, Last, Update>(row_at(warm_end + k), index_at(warm_end + k), values, indices, row_at(second + k),
+                                                       index_at(second + k), other_values, other_indices, width, ahead);
+    };
+    const std::size_t branchless_pairs = std::min(pairs, branchless_until > arg_warm_rows ? branchless_until - arg_warm_rows : 0);
+    walk_pairs.template operator()<arg_update::branchless>(0, branchless_pairs);
+    walk_pairs.template operator()<arg_update::branching>(branchless_pairs, pairs);
     walk_alone(warm_end + pairs, second, values, indices);
     walk_alone(second + pairs, end, other_values, other_indices);
     arg_merge_rows<Maximum, Last>(values, indices, other_values, other_indices, width);
@@ -506,16 +533,15 @@ void arg_reduce_rows(const T* x, const index_output& y, std::size_t width, const
             y.put_contiguous(static_cast<std::ptrdiff_t>(start), best_index, w);
             continue;
         }
-        bool first = true;
+        std::size_t seen = 0;  // rows walked (the first becomes the running best; the early ones update branchlessly)
         const std::size_t last = group.rank - 1;
         const std::ptrdiff_t ahead = simd::rows_ahead_bytes<T>(group.strides[1][last]);
         iter::for_each_outer_index(group, last, [&](const std::array<std::ptrdiff_t, 3>& line) {
             const T* row = x + start + line[1];
             std::ptrdiff_t index = index_base + line[2];
-            for (std::size_t i = 0; i < group.sizes[last]; ++i, row += group.strides[1][last], index += group.strides[2][last]) {
-                arg_update_row<Maximum, Last>(row, index, best, best_index, w, first, ahead);
-                first = false;
-            }
+            for (std::size_t i = 0; i < group.sizes[last]; ++i, row += group.strides[1][last], index += group.strides[2][last], ++seen)
+                if (seen < arg_branchless_rows) arg_update_row<Maximum, Last, arg_update::branchless>(row, index, best, best_index, w, seen == 0, ahead);
+                else arg_update_row<Maximum, Last, arg_update::branching>(row, index, best, best_index, w, seen == 0, ahead);
         });
         y.put_contiguous(static_cast<std::ptrdiff_t>(start), best_index, w);
     }
