@@ -457,6 +457,16 @@ inline constexpr std::size_t arg_warm_rows = 64;
 /// the host's noise on one and on two threads (a band's first rows 10–15 % faster in a timeline: the two bands that
 /// start from nothing on two threads).
 inline constexpr std::size_t arg_branchless_rows = 256;
+static_assert(arg_branchless_rows > arg_warm_rows);
+
+/// arg_update_row for a running best that has seen `seen` rows since it started from nothing (a best that started from
+/// another's answer: arg_branchless_rows or more): branchless for its first arg_branchless_rows rows, then branching.
+template <bool Maximum, bool Last, class T, class C, class L>
+void arg_update_row_after(std::size_t seen, const T* row, std::ptrdiff_t index, C* best, L* best_index, std::size_t width, bool first,
+                          std::ptrdiff_t ahead) {
+    if (seen < arg_branchless_rows) arg_update_row<Maximum, Last, arg_update::branchless>(row, index, best, best_index, width, first, ahead);
+    else arg_update_row<Maximum, Last, arg_update::branching>(row, index, best, best_index, width, first, ahead);
+}
 
 /// Whether arg_walk_rows walks `count` rows `pitch` bytes apart in far-apart pairs.
 [[nodiscard]] constexpr bool arg_walks_pairs(std::size_t count, std::size_t pitch) noexcept {
@@ -482,13 +492,11 @@ void arg_walk_rows(const T* x, std::ptrdiff_t step, std::ptrdiff_t index_base, s
     const auto index_at = [&](std::size_t i) { return index_base + static_cast<std::ptrdiff_t>(i) * index_step; };
     // A walk that starts from nothing updates branchlessly while its running bests have seen few rows (arg_update):
     // both of them have seen `seen` rows when the walk is at row first_row + seen or at its pair.
-    const std::size_t branchless_until = fresh ? arg_branchless_rows : 0;
+    const bool started_fresh = fresh;
+    const auto seen_at = [&](std::size_t i) { return started_fresh ? i - first_row : arg_branchless_rows; };
     const auto walk_alone = [&](std::size_t from, std::size_t to, C* best, L* best_index) {
         for (std::size_t i = from; i < to; ++i) {
-            if (i - first_row < branchless_until)
-                arg_update_row<Maximum, Last, arg_update::branchless>(row_at(i), index_at(i), best, best_index, width, fresh, ahead);
-            else
-                arg_update_row<Maximum, Last, arg_update::branching>(row_at(i), index_at(i), best, best_index, width, fresh, ahead);
+            arg_update_row_after<Maximum, Last>(seen_at(i), row_at(i), index_at(i), best, best_index, width, fresh, ahead);
             fresh = false;
         }
     };
@@ -507,7 +515,7 @@ void arg_walk_rows(const T* x, std::ptrdiff_t step, std::ptrdiff_t index_base, s
             arg_update_row_pair<Maximum, Last, Update>(row_at(warm_end + k), index_at(warm_end + k), values, indices, row_at(second + k),
                                                        index_at(second + k), other_values, other_indices, width, ahead);
     };
-    const std::size_t branchless_pairs = std::min(pairs, branchless_until > arg_warm_rows ? branchless_until - arg_warm_rows : 0);
+    const std::size_t branchless_pairs = started_fresh ? std::min(pairs, arg_branchless_rows - arg_warm_rows) : 0;
     walk_pairs.template operator()<arg_update::branchless>(0, branchless_pairs);
     walk_pairs.template operator()<arg_update::branching>(branchless_pairs, pairs);
     walk_alone(warm_end + pairs, second, values, indices);
@@ -540,8 +548,7 @@ void arg_reduce_rows(const T* x, const index_output& y, std::size_t width, const
             const T* row = x + start + line[1];
             std::ptrdiff_t index = index_base + line[2];
             for (std::size_t i = 0; i < group.sizes[last]; ++i, row += group.strides[1][last], index += group.strides[2][last], ++seen)
-                if (seen < arg_branchless_rows) arg_update_row<Maximum, Last, arg_update::branchless>(row, index, best, best_index, w, seen == 0, ahead);
-                else arg_update_row<Maximum, Last, arg_update::branching>(row, index, best, best_index, w, seen == 0, ahead);
+                arg_update_row_after<Maximum, Last>(seen, row, index, best, best_index, w, seen == 0, ahead);
         });
         y.put_contiguous(static_cast<std::ptrdiff_t>(start), best_index, w);
     }
