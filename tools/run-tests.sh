@@ -94,6 +94,7 @@ for configuration in "${configurations[@]}"; do
 done
 # Builds the configurations given, one after the other, each into its build/test-<configuration>/build.log.
 build_lane() {
+  local configuration build
   for configuration in "$@"; do
     build="$root/build/test-$configuration"
     echo "== $configuration: build"

@@ -115,9 +115,8 @@ inline constexpr std::size_t line_scan_block = scan_block_bytes / sizeof(T);
 /// probe after each (binaries alternated, two rounds): bands of 512 KiB 0.64–0.71 (2.9–3.2 ms), 1 MiB 0.78–0.82,
 /// 2 MiB 0.82–0.88 (2.3–2.5 ms), 4 MiB 0.78–0.81; one thread unchanged (1.01 of its copy probe). Lines keep blocks of
 /// 512 KiB: one line of 16 Mi floats ran at 0.76–0.82 with them, 0.79–0.86 with 1 MiB, 0.71–0.74 with 2 MiB.
-/// TENSOROPS_SCAN_BAND_BYTES (at least 1 KiB) overrides it, as TENSOROPS_SCAN_BLOCK_BYTES does the blocks: the tests'
-/// sanitised and baseline builds use small blocks and bands (tools/run-tests.sh), whose boundaries the tests then
-/// meet in tensors an eighth the size.
+/// TENSOROPS_SCAN_BAND_BYTES (at least 1 KiB) overrides it, as TENSOROPS_SCAN_BLOCK_BYTES does the blocks (some test
+/// builds set both small, so that the tests meet their edges in small tensors: tools/run-tests.sh).
 #ifndef TENSOROPS_SCAN_BAND_BYTES
 #define TENSOROPS_SCAN_BAND_BYTES (std::size_t{2} << 20)
 #endif
