@@ -452,11 +452,14 @@ inline constexpr std::size_t arg_warm_rows = 64;
 
 /// Rows a running best that started from nothing has seen before its walk takes the branching update (arg_update):
 /// until then a replacement is likely enough (~W / i at row i on random rows) that a mispredicted branch costs
-/// more than storing both selects every time. f32 [16, 1024] (64 KiB, in cache) on one thread, AMD Zen 5 guest, old and
-/// new binaries alternated, median of 5: argmax 1.95–2.04 → 1.44–1.50 µs, argmin 1.91–1.92 → 1.52–1.60; 64 MiB within
-/// the host's noise on one and on two threads (a band's first rows 10–15 % faster in a timeline: the two bands that
-/// start from nothing on two threads).
-inline constexpr std::size_t arg_branchless_rows = 256;
+/// more than storing both selects every time; after it, the selects (0.70 ns a vector of 8 f32 in L2, against 0.45 for
+/// the branching test: a fresh walk's rows stream from memory slower than a seeded one's) cost more than the
+/// mispredicts. Measured on the AMD Zen 5 guest, f32 rows of 4 KiB on one thread from memory, a walk from nothing
+/// against the same walk seeded with an answer (nine interleaved runs of 1024, 2048 and 4096 rows, best of 40 each):
+/// the fresh walk's extra time summed 241 µs with 64 rows, 132 with 96, 270 with 128 and 382 with 256 (the value
+/// before, chosen on 16 rows in cache, where every choice above 16 is the same); with no branchless rows 1.7–1.8× the
+/// seeded time. A sequential argmax over 1024 such rows (4 MiB, from L3) 46–50 → 61 GB/s.
+inline constexpr std::size_t arg_branchless_rows = 96;
 static_assert(arg_branchless_rows > arg_warm_rows);
 
 /// arg_update_row for a running best that has seen `seen` rows since it started from nothing (a best that started from
