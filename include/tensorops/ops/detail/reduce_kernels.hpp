@@ -264,7 +264,7 @@ struct inner_runs {
 
     inner_runs(const R& reduction, const A& shift_value, cascade<P>& vector_blocks, bool lines)
         : r(reduction), shift(shift_value), blocks(vector_blocks), rest(reduction.identity()), hint_lines(lines) {
-        accumulators.fill(P(static_cast<simd::compute_t<T>>(r.identity())));
+        iter::fill_unrolled(accumulators, P(static_cast<simd::compute_t<T>>(r.identity())));
     }
 
     /// r's lane combination as a callable (combine_all, the cascade).
@@ -278,7 +278,7 @@ struct inner_runs {
             steps += done;
             if (steps == cascade_block) {
                 blocks.push(combine_all(acc, lane_combiner()), lane_combiner());
-                acc.fill(P(static_cast<simd::compute_t<T>>(r.identity())));
+                iter::fill_unrolled(acc, P(static_cast<simd::compute_t<T>>(r.identity())));
                 steps = 0;
             }
         }
@@ -440,7 +440,7 @@ typename R::accumulator reduce_contiguous(const T* x, std::size_t count, const R
     const P shift_lanes(static_cast<C>(shift));
     const auto combine = [&](const P& a, const P& b) { return r.combine_lanes(a, b); };
     std::array<P, U> acc;
-    acc.fill(P(static_cast<C>(r.identity())));
+    iter::fill_unrolled(acc, P(static_cast<C>(r.identity())));
     std::size_t j = 0;
     for (; j + U * W <= count; j += U * W) {
         hint_stream_step(x + j, U * W * sizeof(T), true);
@@ -513,7 +513,7 @@ log_sum_exp_terms<simd::compute_t<T>> log_sum_exp_one_pass(const T* x, std::size
     };
     constexpr std::size_t pairs = 2;
     std::array<top_and_sum, pairs> acc;
-    acc.fill(top_and_sum{P(lowest), P(C(0))});
+    iter::fill_unrolled(acc, top_and_sum{P(lowest), P(C(0))});
     std::size_t j = 0;
     for (; j + U * W <= full; j += U * W) {
         hint_stream_step(x + j, U * W * sizeof(T), hint_lines);  // as reduce_contiguous
@@ -1753,7 +1753,7 @@ bool reduce_line_in_chunks(const executor_ref& exec, const T* x, T* y, std::size
         const T* at = x + c * chunk_blocks * block;
         for (std::size_t b = 0; b < chunk_blocks; ++b) {
             std::array<P, U> acc;
-            acc.fill(identity);
+            iter::fill_unrolled(acc, identity);
             for (std::size_t step = 0; step < cascade_block; ++step, at += U * W) {
                 hint_stream_step(at, U * W * sizeof(T), true);
                 iter::unrolled<U>([&](auto k) { acc[k] = combine(acc[k], r.lift_lanes(simd::load(at + k * W), shift_lanes)); });
