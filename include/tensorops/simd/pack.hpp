@@ -284,18 +284,20 @@ template <class P>
 
 /// Lane i is a[i] where Pattern::get(i, P::size), else b[i]: a mask fixed at compile time, which x86 applies as an
 /// immediate blend (one instruction, where a run-time mask takes a variable blend).
-/// Integer lanes of one or two bytes (and, without SSE4.1, any integer lanes) have no immediate blend in xsimd: it
-/// builds their mask from one bool a lane at run time, a call that GCC 12 -O2 leaves out of line — 57 % of the time
-/// of an int8 SUM over rows of 1024 in cache (10.3 µs against 2.7 at -O3 for 256 KiB, AMD Zen 5). Those take the
-/// mask from a constant in memory instead: one load and a variable blend.
+/// Integer lanes of one or two bytes (and, without SSE4.1, any integer lanes) have no immediate blend in xsimd before
+/// AVX-512: it builds their mask from one bool a lane at run time, a call that GCC 12 -O2 leaves out of line — 57 % of
+/// the time of an int8 SUM over rows of 1024 in cache (10.3 µs against 2.7 at -O3 for 256 KiB, AMD Zen 5). Those take
+/// the mask from a constant in memory instead: one load and a variable blend. (AVX-512 masks are mask registers,
+/// which xsimd sets from an immediate: they keep its path.)
 template <class Pattern, class P>
 [[nodiscard, gnu::always_inline]] inline P select_constant(const P& a, const P& b) noexcept {
 #if TENSOROPS_HAS_XSIMD
     using V = typename P::value_type;
+    constexpr bool vector_mask = sizeof(mask_of<P>) == sizeof(P);  // a mask in a vector register (not AVX-512's k)
 #if defined(__SSE4_1__)
-    constexpr bool mask_from_memory = std::is_integral_v<V> && sizeof(V) <= 2;
+    constexpr bool mask_from_memory = vector_mask && std::is_integral_v<V> && sizeof(V) <= 2;
 #else
-    constexpr bool mask_from_memory = std::is_integral_v<V>;
+    constexpr bool mask_from_memory = vector_mask && std::is_integral_v<V>;
 #endif
     if constexpr (mask_from_memory) {
         alignas(64) static constexpr std::array<V, P::size> lanes = [] {
