@@ -2,7 +2,7 @@
 # Checks that the kernels' per-vector helpers are inlined where users compile them: one small translation unit per
 # element type instantiating every reduction, argmax/argmin and the scans, built with g++ -O2 (and clang++ -O2) for
 # x86-64-v4 (512-bit registers), x86-64-v3 and baseline x86-64; any call left to a function of tensorops::simd or to
-# iter::unrolled's steps fails.
+# iter::unrolled's steps, or to xsimd, fails.
 #
 # Why: these helpers run once per vector, and a call to one out of line costs more than its work — its registers go
 # through memory. GCC 12 -O2 decides by the size of the caller and of the whole unit, so the same helper was
@@ -49,14 +49,24 @@ EOF
       # its steps _ZN9tensorops4iter6detail14unrolled_steps.
       # simd::exp, exp_shifted and log may stay out of line on purpose (see exp_shifted in simd/math.hpp: inlined,
       # their copies were contracted differently in kernels that must agree bit for bit): _ZN9tensorops4simd3exp…,
-      # …4simd11exp_shifted…, …4simd3log… are not counted.
+      # …4simd11exp_shifted…, …4simd3log… are not counted, nor what they call (xsimd's exp and log kernels, and
+      # simd::detail::each_lane, their double lanes one at a time).
       # Also the kernels' per-vector lambdas, local entities (_ZZN…): the across-rows scan's column steps
       # (scan_rows_into_carry), the narrow-row kernel's component gathers (narrow_rows) and every step a row walk
       # (for_each_row_vector) calls — found out of line in small -O2 programs (rows scan 1.6x, narrow rows 2x slower).
-      calls=$(objdump -d --no-show-raw-insn "$object" |
-              grep -oE "call +[0-9a-f]+ <(_ZN9tensorops(4simd|4iter8unrolled|4iter6detail14unrolled_steps)|_ZZN9tensorops6detail(20scan_rows_into_carry|11narrow_rows)|_ZZN9tensorops[^>+]*19for_each_row_vector)[^>+]*" |
-              grep -vE "<_ZN9tensorops4simd(3exp|11exp_shifted|3log)I" |
-              sed -E 's/call +[0-9a-f]+ <//' | sort | uniq -c || true)
+      # And anything of xsimd's (_ZN5xsimd: its batch_bool built from one bool a lane, for select_constant on byte lanes,
+      # was such a call) and std::fill_n over vector registers (std::array::fill of accumulators: the array then lives
+      # on the stack) — each found in an -O2 build, 1.6–5× slower than at -O3 (bench/RESULTS.md, 2026-11-27 07:17).
+      # (The short-row kernel's group step may stay a call: one per group of rows, its registers its own.)
+      # The callees are read from the calls' relocations (objdump -r): in an object file a call into another section —
+      # every inline function or lambda has its own — is only a relocation, which plain -d shows as an offset of some
+      # unrelated symbol (`main.cold+0xd`); read that way, this script had passed the calls above.
+      pattern="(_ZN9tensorops(4simd|4iter8unrolled|4iter6detail14unrolled_steps)|_ZZN9tensorops6detail(20scan_rows_into_carry|11narrow_rows)|_ZZN9tensorops[^ +]*19for_each_row_vector|_ZN5xsimd|_ZSt6fill_nIPN5xsimd)[^ +]*"
+      calls=$(objdump -dr --no-show-raw-insn "$object" |
+              grep -oE "(call +[0-9a-f]+ <|R_X86_64_PLT32 +)$pattern" |
+              sed -E 's/^(call +[0-9a-f]+ <|R_X86_64_PLT32 +)//' |
+              grep -vE "^(_ZN9tensorops4simd(3exp|11exp_shifted|3log)I|_ZN9tensorops4simd6detail9each_lane|_ZN5xsimd6kernel(3exp|3log))" |
+              sort | uniq -c || true)
       if [ -n "$calls" ]; then
         echo "== $cxx -O2 -march=$march, $type: calls left out of line"
         echo "$calls" | c++filt | cut -c1-200
