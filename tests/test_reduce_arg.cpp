@@ -153,6 +153,70 @@ TEMPLATE_TEST_CASE("reduce: argmax/argmin over rows walked in far-apart pairs, a
     }
 }
 
+// 8- and 16-bit lanes cannot hold a flat index: over an outer axis their kernel finds each column's extreme, then walks
+// the rows again (in reverse for the last) to where it occurs (arg_reduce_kernels.hpp, arg_reduce_rows_by_extreme).
+// Columns whose extreme occurs once (in the first row, the last row or anywhere), several times, or is the type's own
+// lowest / highest value (the identity the first pass starts from); a panel's worth of columns and more with a ragged
+// end; groups of one line and of several (two reduced axes around a kept one); argmax and argmin, first and last; on a
+// two-thread pool too (pieces of columns).
+TEMPLATE_TEST_CASE("reduce: argmax/argmin of 8- and 16-bit integers over outer axes, against the reference", "", std::int8_t, std::uint8_t,
+                   std::int16_t, std::uint16_t) {
+    using T = TestType;
+    test_rng rng(std::string("arg reduce narrow outer ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    struct narrow_case {
+        std::vector<std::size_t> sizes, axes;
+    };
+    const std::size_t panel = tensorops::detail::arg_extreme_panel;
+    const narrow_case cases[] = {{{300, panel + 77}, {0}},     {{5, 64}, {0}},        {{1, 33}, {0}},
+                                 {{3, 5, 40, 70}, {0, 2}},     {{2, 260, 96}, {1}},   {{700, 2 * panel}, {0}}};
+    tensorops::thread_pool pool(2, 4096);
+    for (std::size_t case_index = 0; case_index < std::size(cases); ++case_index) {
+        const auto& c = cases[case_index];
+        const std::size_t columns = c.sizes.back(), count = ref::dense<int>::element_count(c.sizes), rows = count / columns;
+        std::vector<T> values(count);
+        for (auto& x : values) x = static_cast<T>(rng.uniform<int>(10, 14));
+        // Column j's kind: its extremes (the type's highest and lowest, or 20 and 3) once at a random row, in the
+        // first row, in the last row, at several rows, or (kind 4) the type's own extremes everywhere.
+        for (std::size_t j = 0; j < columns; ++j) {
+            const int kind = static_cast<int>(j % 5);
+            const bool type_extremes = j % 2 == 0;
+            const T high = type_extremes ? std::numeric_limits<T>::max() : T(20), low = type_extremes ? std::numeric_limits<T>::lowest() : T(3);
+            const auto plant = [&](std::size_t row, T v) { values[row * columns + j] = v; };
+            if (kind == 4) {
+                for (std::size_t i = 0; i < rows; ++i) plant(i, i % 2 ? high : low);
+                continue;
+            }
+            const std::size_t at = kind == 1 ? 0 : kind == 2 ? rows - 1 : rng.uniform<std::size_t>(0, rows - 1);
+            plant(at, high);
+            plant(rng.uniform<std::size_t>(0, rows - 1), low);
+            if (kind == 3)
+                for (int k = 0; k < 3; ++k) {
+                    plant(rng.uniform<std::size_t>(0, rows - 1), high);
+                    plant(rng.uniform<std::size_t>(0, rows - 1), low);
+                }
+        }
+        const auto out_sizes = ref::reduced_sizes(c.sizes, c.axes);
+        std::vector<std::int64_t> out(ref::dense<int>::element_count(out_sizes));
+        const tensor_view<const T> x(values.data(), c.sizes);
+        const tensor_view<std::int64_t> y(out.data(), out_sizes);
+        for (int mode = 0; mode < 8; ++mode) {
+            const bool maximum = mode % 2 == 0, last = mode % 4 >= 2, on_pool = mode >= 4;
+            const auto direction = last ? axis_direction::decreasing : axis_direction::increasing;
+            INFO("case " << case_index << (maximum ? " argmax" : " argmin") << (last ? " last" : " first") << (on_pool ? " on a pool" : ""));
+            std::fill(out.begin(), out.end(), -1);
+            if (on_pool) {
+                if (maximum) argmax(pool, x, y, c.axes, direction);
+                else argmin(pool, x, y, c.axes, direction);
+            } else {
+                if (maximum) argmax(x, y, c.axes, direction);
+                else argmin(x, y, c.axes, direction);
+            }
+            CHECK(out == ref::arg_reduce(ref::dense<T>(c.sizes, values), c.axes, maximum, last).values);
+        }
+    }
+}
+
 // The contiguous kernel ends each row by finding the extreme's position inside one step of four vectors, with a
 // sentinel for lanes that do not hold it — a sentinel that equals a real position when the step has 256 lanes
 // (int8 with 64-byte registers). So: the extreme at every position of rows longer than two such steps, alone and as
