@@ -8,7 +8,7 @@
 //
 //   tensorops_timeline [operation] [between] [threads] [calls] [--pieces]
 //     operation  sum_rows (SUM over the columns, each row's), sum_columns (over the rows), max_columns,
-//                argmax_rows, argmax_columns, cumsum_rows, cumsum_columns, cumsum_line (one line of 16M)
+//                lse_rows, lse_columns (LOG_SUM_EXP), argmax_rows, argmax_columns, cumsum_rows, cumsum_columns, cumsum_line (one line of 16M)
 //     between    none (back to back), sleep (2 ms: the workers go to sleep), read (both threads read the input,
 //                as the suite's paired probe does)
 //     threads    of the pool (default 2); calls: default 100; --pieces also prints the pieces of the last 3 calls
@@ -107,6 +107,8 @@ int main(int argc, char** argv) {
         {"sum_columns", [&](stamping_executor& e) { tensorops::reduce(e, matrix, tensorops::tensor_view<float>(y.data(), {1, columns}), tensorops::reduce_function::sum, {0}); }},
         {"max_columns", [&](stamping_executor& e) { tensorops::reduce(e, matrix, tensorops::tensor_view<float>(y.data(), {1, columns}), tensorops::reduce_function::max, {0}); }},
         {"argmax_rows", [&](stamping_executor& e) { tensorops::argmax(e, matrix, tensorops::tensor_view<std::int64_t>(indices.data(), {rows, 1}), {1}); }},
+        {"lse_rows", [&](stamping_executor& e) { tensorops::reduce(e, matrix, tensorops::tensor_view<float>(y.data(), {rows, 1}), tensorops::reduce_function::log_sum_exp, {1}); }},
+        {"lse_columns", [&](stamping_executor& e) { tensorops::reduce(e, matrix, tensorops::tensor_view<float>(y.data(), {1, columns}), tensorops::reduce_function::log_sum_exp, {0}); }},
         {"argmax_columns", [&](stamping_executor& e) { tensorops::argmax(e, matrix, tensorops::tensor_view<std::int64_t>(indices.data(), {1, columns}), {0}); }},
         {"cumsum_rows", [&](stamping_executor& e) { tensorops::cumulative_sum(e, matrix, tensorops::tensor_view<float>(y.data(), {rows, columns}), {.axis = 1}); }},
         {"cumsum_columns", [&](stamping_executor& e) { tensorops::cumulative_sum(e, matrix, tensorops::tensor_view<float>(y.data(), {rows, columns}), {.axis = 0}); }},
