@@ -10,6 +10,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -411,6 +412,42 @@ template <class M>
     return xsimd::any(condition);
 #else
     return condition.value;
+#endif
+}
+
+/// Calls f(i) for every lane i set in `mask`, in increasing order. Masks of integer lanes in x86 vector registers take
+/// their lanes from one movemask of the mask's bytes (a lane of b bytes sets b bits, the first of which is taken),
+/// AVX-512's mask registers from their bits; other masks lane by lane. What a kernel that looks into the few lanes of
+/// a vector that matched uses (arg_reduce_rows_by_extreme: a loop over all 32 lanes of such a vector of int8 took
+/// 30 µs of a 64 KiB argmax, the lanes that are set 4).
+template <class M, class F>
+[[gnu::always_inline]] inline void for_each_set_lane(const M& mask, F&& f) {
+#if TENSOROPS_HAS_XSIMD
+    using P = typename M::batch_type;
+    using lane = typename P::value_type;
+#if TENSOROPS_X86_INTRINSICS
+    if constexpr (std::is_integral_v<lane> && (detail::is_avx512_register<P> || detail::is_avx2_register<P> || detail::is_sse2_register<P>)) {
+        std::uint64_t bits;
+        std::size_t stride = sizeof(lane);  // bits a lane
+        if constexpr (sizeof(M) != sizeof(P)) {  // an AVX-512 mask register: a bit a lane
+            bits = static_cast<std::uint64_t>(static_cast<typename M::register_type>(mask));
+            stride = 1;
+        } else if constexpr (detail::is_avx2_register<P>) {
+            bits = static_cast<std::uint32_t>(_mm256_movemask_epi8(static_cast<typename M::register_type>(mask)));
+        } else {
+            bits = static_cast<std::uint16_t>(_mm_movemask_epi8(static_cast<typename M::register_type>(mask)));
+        }
+        constexpr std::uint64_t every[] = {0, ~std::uint64_t{0}, 0x5555555555555555u, 0, 0x1111111111111111u, 0, 0, 0, 0x0101010101010101u};
+        for (bits &= every[stride]; bits != 0; bits &= bits - 1) f(static_cast<std::size_t>(std::countr_zero(bits)) / stride);
+        return;
+    }
+#endif
+    alignas(64) bool set[P::size];
+    mask.store_aligned(set);
+    for (std::size_t i = 0; i < P::size; ++i)
+        if (set[i]) f(i);
+#else
+    if (mask.value) f(std::size_t{0});
 #endif
 }
 
