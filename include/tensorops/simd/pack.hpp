@@ -417,9 +417,9 @@ template <class M>
 
 /// Calls f(i) for every lane i set in `mask`, in increasing order. Masks of integer lanes in x86 vector registers take
 /// their lanes from one movemask of the mask's bytes (a lane of b bytes sets b bits, the first of which is taken),
-/// AVX-512's mask registers from their bits; other masks lane by lane. What a kernel that looks into the few lanes of
-/// a vector that matched uses (arg_reduce_rows_by_extreme: a loop over all 32 lanes of such a vector of int8 took
-/// 30 µs of a 64 KiB argmax, the lanes that are set 4).
+/// AVX-512's mask registers from their bits; other masks lane by lane. For a kernel that looks into the few lanes of a
+/// vector that matched (arg_reduce_rows_by_extreme: looking at all 32 lanes of each such vector of int8, an argmax
+/// over 256 rows of 1024 took 31 µs at AVX2; visiting the set lanes alone, 14).
 template <class M, class F>
 [[gnu::always_inline]] inline void for_each_set_lane(const M& mask, F&& f) {
 #if TENSOROPS_HAS_XSIMD

@@ -573,7 +573,7 @@ void arg_reduce_rows(const T* x, const index_output& y, std::size_t width, const
 // visited (simd::for_each_set_lane; each column is recorded once). Exact like any other argmax: the answer is the first
 // (last) flat index holding the extreme. The second pass stops at the row where the last column finds its extreme:
 // on random data most of the rows, so about two passes over memory; before, these types ran the scalar strided kernel
-// (int8 [256, 1024]: 200–280 µs at -O3).
+// (int8 [256, 1024]: 200–444 µs at -O3, now 14 at AVX2; bench/RESULTS.md 2026-11-27 10:26).
 
 /// Columns per panel of arg_reduce_rows_by_extreme (its rows: the extremes and the found flags in T, the answers in
 /// 64 bits: 10 KiB).
