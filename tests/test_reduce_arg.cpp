@@ -157,8 +157,8 @@ TEMPLATE_TEST_CASE("reduce: argmax/argmin over rows walked in far-apart pairs, a
 // the rows again (in reverse for the last) to where it occurs (arg_reduce_kernels.hpp, arg_reduce_rows_by_extreme).
 // Columns whose extreme occurs once (in the first row, the last row or anywhere), several times, or is the type's own
 // lowest / highest value (the identity the first pass starts from); a panel's worth of columns and more with a ragged
-// end; groups of one line and of several (two reduced axes around a kept one); argmax and argmin, first and last; on a
-// two-thread pool too (pieces of columns).
+// end; groups of one line and of several (two reduced axes around a kept one); argmax and argmin, first and last; on
+// pools of 2, 3 and 7 threads too (bands of rows merged in order, or pieces of columns).
 TEMPLATE_TEST_CASE("reduce: argmax/argmin of 8- and 16-bit integers over outer axes, against the reference", "", std::int8_t, std::uint8_t,
                    std::int16_t, std::uint16_t) {
     using T = TestType;
@@ -170,7 +170,7 @@ TEMPLATE_TEST_CASE("reduce: argmax/argmin of 8- and 16-bit integers over outer a
     const std::size_t panel = tensorops::detail::arg_extreme_panel;
     const narrow_case cases[] = {{{300, panel + 77}, {0}},     {{5, 64}, {0}},        {{1, 33}, {0}},
                                  {{3, 5, 40, 70}, {0, 2}},     {{2, 260, 96}, {1}},   {{700, 2 * panel}, {0}}};
-    tensorops::thread_pool pool(2, 4096);
+    tensorops::thread_pool pools[] = {tensorops::thread_pool(2, 4096), tensorops::thread_pool(3, 4096), tensorops::thread_pool(7, 4096)};
     for (std::size_t case_index = 0; case_index < std::size(cases); ++case_index) {
         const auto& c = cases[case_index];
         const std::size_t columns = c.sizes.back(), count = ref::dense<int>::element_count(c.sizes), rows = count / columns;
@@ -200,12 +200,14 @@ TEMPLATE_TEST_CASE("reduce: argmax/argmin of 8- and 16-bit integers over outer a
         std::vector<std::int64_t> out(ref::dense<int>::element_count(out_sizes));
         const tensor_view<const T> x(values.data(), c.sizes);
         const tensor_view<std::int64_t> y(out.data(), out_sizes);
-        for (int mode = 0; mode < 8; ++mode) {
-            const bool maximum = mode % 2 == 0, last = mode % 4 >= 2, on_pool = mode >= 4;
+        for (int mode = 0; mode < 16; ++mode) {
+            const bool maximum = mode % 2 == 0, last = mode % 4 >= 2;
+            const int pool_index = mode / 4 - 1;  // -1: sequential
             const auto direction = last ? axis_direction::decreasing : axis_direction::increasing;
-            INFO("case " << case_index << (maximum ? " argmax" : " argmin") << (last ? " last" : " first") << (on_pool ? " on a pool" : ""));
+            INFO("case " << case_index << (maximum ? " argmax" : " argmin") << (last ? " last" : " first") << " pool " << pool_index);
             std::fill(out.begin(), out.end(), -1);
-            if (on_pool) {
+            if (pool_index >= 0) {
+                auto& pool = pools[pool_index];
                 if (maximum) argmax(pool, x, y, c.axes, direction);
                 else argmin(pool, x, y, c.axes, direction);
             } else {

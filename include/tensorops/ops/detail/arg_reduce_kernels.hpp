@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <span>
 #include <type_traits>
 #include <vector>
 
@@ -575,53 +576,65 @@ void arg_reduce_rows(const T* x, const index_output& y, std::size_t width, const
 // on random data most of the rows, so about two passes over memory; before, these types ran the scalar strided kernel
 // (int8 [256, 1024]: 200–444 µs at -O3, now 14 at AVX2; bench/RESULTS.md 2026-11-27 10:26).
 
-/// Columns per panel of arg_reduce_rows_by_extreme (its rows: the extremes and the found flags in T, the answers in
-/// 64 bits: 10 KiB).
+/// Columns per panel of arg_find_extremes (its rows: the extremes and the found flags in T, the answers in 64 bits:
+/// 10 KiB).
 inline constexpr std::size_t arg_extreme_panel = 1024;
+
+/// A line of rows of a group, for arg_find_extremes: its offset in elements of the input and in flat indices.
+struct row_line {
+    std::ptrdiff_t element, index;
+};
+
+/// The algorithm above for `w` ≤ arg_extreme_panel columns from x: over the rows of `lines` (in that order; each
+/// `length` rows, `step` elements and `index_step` flat indices apart), each column's extreme in extreme[j] and the
+/// first (Last: last) flat index index_base + … that holds it in answer[j].
+template <bool Maximum, bool Last, class T>
+void arg_find_extremes(const T* x, std::span<const row_line> lines, std::size_t length, std::ptrdiff_t step, std::ptrdiff_t index_step,
+                       std::ptrdiff_t index_base, std::size_t w, T* extreme, std::int64_t* answer) {
+    using P = simd::pack<T>;
+    const extreme_reduction<T, Maximum> extreme_of;
+    const std::ptrdiff_t ahead = simd::rows_ahead_bytes<T>(step);
+    fill_row(extreme, w, extreme_of.identity());
+    for (const row_line& line : lines)
+        for (std::size_t i = 0; i < length; ++i) fold_row(x + line.element + static_cast<std::ptrdiff_t>(i) * step, extreme, w, extreme_of, ahead);
+    alignas(64) T found[arg_extreme_panel];  // all ones where the column's extreme has been met
+    fill_row(found, w, T(0));
+    std::size_t missing = w;
+    const auto look = [&](const T* row, std::ptrdiff_t index) {
+        for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto&) TENSOROPS_INLINE_STEP {
+            const auto fresh = (P(load(row + j)) == P(load(extreme + j))) & (P(load(found + j)) == P(T(0)));
+            if (!simd::any(fresh)) [[likely]]
+                return;
+            simd::for_each_set_lane(fresh, [&](std::size_t lane) {
+                if (j + lane >= w) return;  // a partial vector's lanes past the row
+                found[j + lane] = static_cast<T>(~T(0));
+                answer[j + lane] = index;
+                --missing;
+            });
+        });
+    };
+    for (std::size_t l = 0; l < lines.size() && missing != 0; ++l) {
+        const row_line& line = lines[Last ? lines.size() - 1 - l : l];
+        for (std::size_t r = 0; r < length && missing != 0; ++r) {
+            const auto i = static_cast<std::ptrdiff_t>(Last ? length - 1 - r : r);
+            look(x + line.element + i * step, index_base + line.index + i * index_step);
+        }
+    }
+}
 
 /// The outer kernel for 8- and 16-bit lanes (see the algorithm above): argmax / argmin over the rows of `group` of
 /// `width` contiguous columns from x, flat indices index_base + the group's index offsets, written to y[0, width).
 template <bool Maximum, bool Last, class T>
 void arg_reduce_rows_by_extreme(const T* x, const index_output& y, std::size_t width, const iter::loop_nest<3>& group, std::ptrdiff_t index_base) {
-    using P = simd::pack<T>;
     const std::size_t last = group.rank - 1;
-    const std::size_t length = group.sizes[last];
-    const std::ptrdiff_t step = group.strides[1][last], index_step = group.strides[2][last];
-    std::vector<std::array<std::ptrdiff_t, 3>> lines;  // the group's lines in walk order: element and index offsets
-    iter::for_each_outer_index(group, last, [&](const std::array<std::ptrdiff_t, 3>& line) { lines.push_back(line); });
-    const std::ptrdiff_t ahead = simd::rows_ahead_bytes<T>(step);
-    const extreme_reduction<T, Maximum> extreme_of;
+    std::vector<row_line> lines;  // the group's lines in walk order
+    iter::for_each_outer_index(group, last, [&](const std::array<std::ptrdiff_t, 3>& line) { lines.push_back({line[1], line[2]}); });
     alignas(64) T extreme[arg_extreme_panel];
-    alignas(64) T found[arg_extreme_panel];  // all ones where the column's extreme has been met
     std::int64_t answer[arg_extreme_panel];
     for (std::size_t start = 0; start < width; start += arg_extreme_panel) {
         const std::size_t w = std::min(arg_extreme_panel, width - start);
-        fill_row(extreme, w, extreme_of.identity());
-        for (const auto& line : lines)
-            for (std::size_t i = 0; i < length; ++i)
-                fold_row(x + start + line[1] + static_cast<std::ptrdiff_t>(i) * step, extreme, w, extreme_of, ahead);
-        fill_row(found, w, T(0));
-        std::size_t missing = w;
-        const auto look = [&](const T* row, std::ptrdiff_t index) {
-            for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto&) TENSOROPS_INLINE_STEP {
-                const auto fresh = (P(load(row + j)) == P(load(extreme + j))) & (P(load(found + j)) == P(T(0)));
-                if (!simd::any(fresh)) [[likely]]
-                    return;
-                simd::for_each_set_lane(fresh, [&](std::size_t lane) {
-                    if (j + lane >= w) return;  // a partial vector's lanes past the row
-                    found[j + lane] = static_cast<T>(~T(0));
-                    answer[j + lane] = index;
-                    --missing;
-                });
-            });
-        };
-        for (std::size_t l = 0; l < lines.size() && missing != 0; ++l) {
-            const auto& line = lines[Last ? lines.size() - 1 - l : l];
-            for (std::size_t r = 0; r < length && missing != 0; ++r) {
-                const auto i = static_cast<std::ptrdiff_t>(Last ? length - 1 - r : r);
-                look(x + start + line[1] + i * step, index_base + line[2] + i * index_step);
-            }
-        }
+        arg_find_extremes<Maximum, Last>(x + start, lines, group.sizes[last], group.strides[1][last], group.strides[2][last], index_base, w,
+                                         extreme, answer);
         y.put_contiguous(static_cast<std::ptrdiff_t>(start), answer, w);
     }
 }
@@ -665,6 +678,31 @@ void run_arg_reduce(const T* input, const index_output& output, const iter::loop
         }
     }
     arg_reduce_strided<Maximum, Last>(input, output, nest, reduced);
+}
+
+/// arg_reduce_rows_by_extreme for a group of one line of `n` rows (`step` apart, flat indices index_base + i ·
+/// index_step) on an executor: bands of rows (guided pieces: piece_begin) each find every column's extreme and its
+/// first (last) index within the band (arg_find_extremes); the calling thread merges the bands in walk order
+/// (arg_merge_rows: a later band's tie wins only with Last) — exact, as every argmax. Cut into pieces of columns
+/// instead (exec/split.hpp), each piece walked every row for a cache line of it: 64 MiB of int8 [65536, 1024] took
+/// 1.84 ms on two threads against 1.75 on one (f32 [16384, 1024]: 1.18 against 1.63).
+template <bool Maximum, bool Last, class T>
+void arg_reduce_rows_by_extreme_in_bands(const executor_ref& exec, const T* x, const index_output& y, std::size_t width, std::size_t n,
+                                         std::ptrdiff_t step, std::ptrdiff_t index_step, std::ptrdiff_t index_base) {
+    const std::size_t bands = std::min(n / 4, wanted_pieces(exec, n * width * sizeof(T))), threads = exec.concurrency();
+    const std::unique_ptr<T[]> extremes(new T[bands * width]);
+    const std::unique_ptr<std::int64_t[]> answers(new std::int64_t[bands * width]);
+    exec.parallel_for(bands, [&](std::size_t band) {
+        const std::size_t first = piece_begin(band, bands, n, threads), end = piece_begin(band + 1, bands, n, threads);
+        const row_line line{static_cast<std::ptrdiff_t>(first) * step, static_cast<std::ptrdiff_t>(first) * index_step};
+        for (std::size_t start = 0; start < width; start += arg_extreme_panel)
+            arg_find_extremes<Maximum, Last>(x + start, std::span<const row_line>(&line, 1), end - first, step, index_step, index_base,
+                                             std::min(arg_extreme_panel, width - start), extremes.get() + band * width + start,
+                                             answers.get() + band * width + start);
+    });
+    for (std::size_t band = 1; band < bands; ++band)
+        arg_merge_rows<Maximum, Last>(extremes.get(), answers.get(), extremes.get() + band * width, answers.get() + band * width, width);
+    y.put_contiguous(0, answers.get(), width);
 }
 
 /// The outer kernel for a group of one line of `n` rows (`step` apart, flat indices index_base + i · index_step)
@@ -752,13 +790,20 @@ template <bool Maximum, bool Last, class T>
 void run_arg_reduce_on(const executor_ref& exec, const T* input, const index_output& output, const iter::loop_nest<3>& nest,
                        iter::axis_set reduced) {
     const std::size_t bytes = nest.element_count() * sizeof(T);
+    const bool rows_reduced = nest.rank == 2 && reduced.test(0) && !reduced.test(1) && nest.inner_is_contiguous({0, 1});
+    if constexpr (builtin_element<T> && simd::vectorized && sizeof(simd::compute_t<T>) < 4) {  // 8- and 16-bit lanes
+        if (rows_reduced && wanted_pieces(exec, bytes) > 1 && nest.sizes[1] >= simd::lanes<T> && nest.sizes[0] >= 8) {
+            arg_reduce_rows_by_extreme_in_bands<Maximum, Last>(exec, input + nest.offsets[1], output.shifted(nest.offsets[0]), nest.sizes[1],
+                                                               nest.sizes[0], nest.strides[1][0], nest.strides[2][0], nest.offsets[2]);
+            return;
+        }
+    }
     if constexpr (builtin_element<T> && simd::vectorized && sizeof(simd::compute_t<T>) >= 4) {
         using L = typename simd::lane_index_pack<simd::pack<T>>::value_type;
         if (nest.rank == 1 && reduced.test(0) && nest.strides[1][0] == 1 && nest.strides[2][0] == 1 &&
             arg_reduce_line_in_chunks<Maximum, Last>(exec, input + nest.offsets[1], output.shifted(nest.offsets[0]), nest.sizes[0],
                                                      nest.offsets[2]))
             return;
-        const bool rows_reduced = nest.rank == 2 && reduced.test(0) && !reduced.test(1) && nest.inner_is_contiguous({0, 1});
         if (rows_reduced && wanted_pieces(exec, bytes) > 1 && nest.sizes[1] >= simd::lanes<T> &&
             nest.sizes[0] >= 8 && nest.sizes[0] <= std::numeric_limits<L>::max()) {
             arg_reduce_rows_in_bands<Maximum, Last>(exec, input + nest.offsets[1], output.shifted(nest.offsets[0]), nest.sizes[1], nest.sizes[0],
