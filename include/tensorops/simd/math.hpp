@@ -138,6 +138,43 @@ template <class P>
 #endif
 }  // namespace detail
 
+#if TENSOROPS_HAS_XSIMD
+namespace detail {
+/// e^d per double lane for d ≤ ~709.4 (the terms of a log-sum-exp: d = x − shift ≤ 0, or x − reference for its
+/// one-pass kernels), at most 2 ulp from e^d; d below −708 (−inf too) gives e^−708 (~2^−1021.4: below half an ulp of
+/// any sum that holds the group's own e^0 = 1); +inf or d above ln(DBL_MAX) gives +inf (d between ~709.4 and it, +inf
+/// too); NaN gives NaN.
+/// Algorithm: n = round(d · log2 e), by one fused multiply-add with 1.5 · 2^52 (n held in the low mantissa bits);
+/// r = d − n · ln 2 in two steps (ln 2 split in a high part with 21 trailing zero bits, so n · ln2_hi is exact, and the
+/// rest), |r| ≤ ½ ln 2; e^r by its Taylor polynomial of degree 13 (truncation below 5·10⁻¹⁸ on that interval: the
+/// error is the evaluation's rounding); 2^n from biased's bits shifted into an exponent field, multiplied in (a NaN stays NaN).
+/// Twenty-odd vector operations for four lanes, against a call of std::exp per lane (double log-sum-exp ran at 1–2
+/// GB/s that way). xsimd 8.1's own double exp is not used: it converts ±inf to a 64-bit integer on AVX2 (undefined
+/// behaviour, see each_lane).
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P exp_double_lanes(const P& value) noexcept {
+    using I = xsimd::as_integer_t<P>;
+    constexpr double log2e = 1.4426950408889634074, ln2_high = 0x1.62e42feep-1, ln2_low = 0x1.a39ef35793c76p-33;
+    constexpr double round_to_integer = 0x1.8p52;  // 1.5 · 2^52
+    const P d = simd::clamp_below_keeping_nan(value, P(-708.0));
+    const P biased = xsimd::fma(d, P(log2e), P(round_to_integer));
+    const P n = biased - P(round_to_integer);
+    const P r = xsimd::fnma(n, P(ln2_low), xsimd::fnma(n, P(ln2_high), d));
+    // Σ r^k / k!, k ≤ 13, by Estrin's scheme: pairs c_2i + c_2i+1·r, then pairs of those with r², r⁴, r⁸ — four
+    // multiply-adds deep, not thirteen (Horner's chain left the kernels waiting on it: 5.4 ns a vector of 4).
+    const auto pair = [&](double low, double high) { return xsimd::fma(P(high), r, P(low)); };
+    const P r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
+    const P q0 = pair(1.0, 1.0), q1 = pair(1.0 / 2, 1.0 / 6), q2 = pair(1.0 / 24, 1.0 / 120), q3 = pair(1.0 / 720, 1.0 / 5040),
+            q4 = pair(1.0 / 40320, 1.0 / 362880), q5 = pair(1.0 / 3628800, 1.0 / 39916800), q6 = pair(1.0 / 479001600, 1.0 / 6227020800);
+    const P low = xsimd::fma(xsimd::fma(q3, r2, q2), r4, xsimd::fma(q1, r2, q0));
+    const P high = xsimd::fma(q6, r4, xsimd::fma(q5, r2, q4));
+    const P p = xsimd::fma(high, r8, low);
+    const P power = xsimd::bitwise_cast<P>((xsimd::bitwise_cast<I>(biased) + I(1023)) << 52);  // 2^n: n + 1023 in the exponent
+    return xsimd::select(value > P(709.782712893384), P(std::numeric_limits<double>::infinity()), p * power);
+}
+}  // namespace detail
+#endif
+
 /// e^x per lane (floating lanes).
 /// Not always_inline: see exp_shifted.
 template <class P>
@@ -166,7 +203,7 @@ template <class P>
 /// in all — whatever the shift. (t = x·log2(e) − shift·log2(e) in one fused multiply-subtract, as this was, put
 /// shift·log2(e)'s rounding into every term: garbage, NaN even, once |shift| passed ~2^23.) Terms below 2^−125
 /// come out as 2^−125·2^f instead of their value (−inf too): next to the group's own e^0 = 1 they are below half
-/// an ulp of any sum. Other lane types (double) compute exp(x − shift).
+/// an ulp of any sum. Double lanes: detail::exp_double_lanes(x − shift).
 /// Not always_inline, unlike the per-vector helpers around it: the narrow-row and short-row kernels, which must agree
 /// bit for bit, both call it, and inlined into each (g++ -O2 -march=x86-64-v3, whose default -ffp-contract=fast fuses
 /// a multiply and an add where it sees them) the two copies were contracted differently — log-sum-exp of float and
@@ -182,7 +219,7 @@ template <class P>
         const P f = t - (biased - round_to_integer);
         return detail::exp2_reduced(f, biased);
     } else {
-        return simd::exp(x - shift);
+        return detail::exp_double_lanes(x - shift);
     }
 #else
     return simd::exp(x - shift);
