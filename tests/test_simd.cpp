@@ -513,6 +513,14 @@ TEMPLATE_LIST_TEST_CASE("simd: exp_shifted is e^(x - shift) to a few ulp plus |x
     CHECK(simd::to_array(simd::exp_shifted(P(F(0)), P(F(0))))[0] == F(1));
     CHECK(static_cast<double>(simd::to_array(simd::exp_shifted(P(-inf), P(F(3))))[0]) <= 0x1p-124);
     CHECK(simd::to_array(simd::exp_shifted(P(F(-1)), P(F(0))))[0] == Approx(std::exp(-1.0)).epsilon(4 * ulp));
+    if constexpr (std::is_same_v<F, double>) {
+        // Double lanes also take x above the shift (the one-pass kernels' terms against a reference, term_lanes): they
+        // promise e^(x − r), +inf for +inf or past ln(DBL_MAX), and NaN for NaN (detail::exp_double_lanes).
+        CHECK(simd::to_array(simd::exp_shifted(P(F(40)), P(F(0))))[0] == Approx(std::exp(40.0)).epsilon(4 * ulp));
+        CHECK(simd::to_array(simd::exp_shifted(P(inf), P(F(3))))[0] == inf);
+        CHECK(simd::to_array(simd::exp_shifted(P(F(800)), P(F(0))))[0] == inf);
+        CHECK(std::isnan(simd::to_array(simd::exp_shifted(P(std::numeric_limits<F>::quiet_NaN()), P(F(0))))[0]));
+    }
 }
 
 #if TENSOROPS_X86_INTRINSICS

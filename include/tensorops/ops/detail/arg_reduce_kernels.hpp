@@ -665,13 +665,12 @@ void run_arg_reduce(const T* input, const index_output& output, const iter::loop
             return;
         }
         if (nest.rank > 0 && !reduced.test(last) && nest.inner_is_contiguous({0, 1}) && nest.sizes[last] >= W && parts.group.rank > 0) {
-            // 32- and 64-bit lanes hold the flat index in a lane of the same width; narrower ones find it again.
-            if constexpr (sizeof(simd::compute_t<T>) >= 4) {
-                if (parts.group.element_count() <= std::numeric_limits<typename simd::lane_index_pack<simd::pack<T>>::value_type>::max()) {
-                    arg_reduce_outer<Maximum, Last>(input, output, parts);
-                    return;
-                }
-            } else {
+            // 32- and 64-bit lanes hold the flat index in a lane of the same width (if it fits); narrower ones find
+            // it again (arg_reduce_rows_by_extreme).
+            bool index_fits = true;
+            if constexpr (sizeof(simd::compute_t<T>) >= 4)
+                index_fits = parts.group.element_count() <= std::numeric_limits<typename simd::lane_index_pack<simd::pack<T>>::value_type>::max();
+            if (index_fits) {
                 arg_reduce_outer<Maximum, Last>(input, output, parts);
                 return;
             }
