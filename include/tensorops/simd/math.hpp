@@ -172,6 +172,23 @@ template <class P>
     const P power = xsimd::bitwise_cast<P>((xsimd::bitwise_cast<I>(biased) + I(1023)) << 52);  // 2^n: n + 1023 in the exponent
     return xsimd::select(value > P(709.782712893384), P(std::numeric_limits<double>::infinity()), p * power);
 }
+
+/// exp_shifted for float lanes. Not always_inline, unlike the per-vector helpers around it: the narrow-row and
+/// short-row kernels, which must agree bit for bit, both call it, and inlined into each (g++ -O2 -march=x86-64-v3,
+/// whose default -ffp-contract=fast fuses a multiply and an add where it sees them) the two copies were contracted
+/// differently — log-sum-exp of float and float16 rows then differed in the last bits between the kernels.
+/// exp_double_lanes has nothing a compiler could contract, inlined anywhere: its multiply-adds are explicit, its
+/// other products only multiply, and the last one reaches the caller through a select (a blend), never an addition —
+/// so double lanes inline it (f64 log-sum-exp, one thread, 32 MiB: see bench/RESULTS.md 2026-11-27, 13:20).
+template <class P>
+[[nodiscard]] P exp_shifted_float_lanes(const P& x, const P& shift) noexcept {
+    const P log2e(log2e_float);
+    const P t = xsimd::max(P(-125.0f), (x - shift) * log2e);
+    const P round_to_integer(12582912.0f);  // 1.5 · 2^23
+    const P biased = t + round_to_integer;
+    const P f = t - (biased - round_to_integer);
+    return exp2_reduced(f, biased);
+}
 }  // namespace detail
 #endif
 
@@ -204,23 +221,12 @@ template <class P>
 /// shift·log2(e)'s rounding into every term: garbage, NaN even, once |shift| passed ~2^23.) Terms below 2^−125
 /// come out as 2^−125·2^f instead of their value (−inf too): next to the group's own e^0 = 1 they are below half
 /// an ulp of any sum. Double lanes: detail::exp_double_lanes(x − shift).
-/// Not always_inline, unlike the per-vector helpers around it: the narrow-row and short-row kernels, which must agree
-/// bit for bit, both call it, and inlined into each (g++ -O2 -march=x86-64-v3, whose default -ffp-contract=fast fuses
-/// a multiply and an add where it sees them) the two copies were contracted differently — log-sum-exp of float and
-/// float16 rows then differed in the last bits between the kernels.
+/// Float lanes are computed out of line (detail::exp_shifted_float_lanes), double lanes inline: see there.
 template <class P>
-[[nodiscard]] P exp_shifted(const P& x, const P& shift) noexcept {
+[[nodiscard, gnu::always_inline]] inline P exp_shifted(const P& x, const P& shift) noexcept {
 #if TENSOROPS_HAS_XSIMD
-    if constexpr (std::is_same_v<typename P::value_type, float>) {
-        const P log2e(log2e_float);
-        const P t = xsimd::max(P(-125.0f), (x - shift) * log2e);
-        const P round_to_integer(12582912.0f);  // 1.5 · 2^23
-        const P biased = t + round_to_integer;
-        const P f = t - (biased - round_to_integer);
-        return detail::exp2_reduced(f, biased);
-    } else {
-        return detail::exp_double_lanes(x - shift);
-    }
+    if constexpr (std::is_same_v<typename P::value_type, float>) return detail::exp_shifted_float_lanes(x, shift);
+    else return detail::exp_double_lanes(x - shift);
 #else
     return simd::exp(x - shift);
 #endif
