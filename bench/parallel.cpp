@@ -6,7 +6,8 @@
 // Counters: bytes_per_second, pct_of_threads_limit and best_pct_of_threads_limit (the mean and the fastest pass;
 // read limit for reductions and argmax, copy limit for cumulative ops and scatter's copy); the reductions and scans
 // also paired_pct_of_threads_limit and paired_median_pct_of_threads_limit, against the limit's kernel run with as
-// many threads over the benchmark's own buffers between its iterations (see run_threads).
+// many threads over the benchmark's own buffers between its iterations (see run_threads); the reductions, argmax and
+// the scans over an axis also in_cache_GBps, their kernel's speed with as many threads on slices in L2 (in_cache_speed).
 #include "harness.hpp"
 
 #include <tensorops/tensorops.hpp>
@@ -155,6 +156,32 @@ void run_threads(benchmark::State& state, int threads, std::int64_t bytes, tb::l
 
 std::span<const float> input() { return tb::random_input<float>(rows * columns, 0); }
 
+/// The speed of `threads` threads each running `kernel` sequentially on its own [64, 1024] f32 slice of the input
+/// (256 KiB: in L2; its output in a slice of its own), 16 times a pass, at once (wall clock, best of 12 passes), counting
+/// `passes_over_data` times the slice's bytes (2 for a scan: read and written, as the copy limit): the kernel's own
+/// ceiling with that many threads, whatever the memory — an operator slower than its memory limit here is bound by its
+/// arithmetic. kernel(x slice, output slice, rows, columns). Counter in_cache_GBps of the cases below.
+template <class Out, class Kernel>
+double in_cache_speed(int threads, double passes_over_data, Kernel&& kernel) {
+    constexpr std::size_t slice_rows = 64, repeats = 16;
+    const auto x = input();
+    auto out = tb::scratch<Out>(static_cast<std::size_t>(threads) * slice_rows * columns, 2);
+    const double bytes = passes_over_data * static_cast<double>(static_cast<std::size_t>(threads) * repeats * slice_rows * columns * sizeof(float));
+    return bandwidth_with_threads(threads, bytes, [&](int t) {
+        const std::size_t slice = static_cast<std::size_t>(t) * slice_rows * columns;
+        for (std::size_t r = 0; r < repeats; ++r) kernel(x.data() + slice, out.data() + slice, slice_rows, columns);
+        benchmark::ClobberMemory();
+    });
+}
+
+/// in_cache_speed of a reduction over `axis`.
+double reduce_in_cache_speed(int threads, tensorops::reduce_function function, std::size_t axis) {
+    return in_cache_speed<float>(threads, 1.0, [&](const float* x, float* y, std::size_t n, std::size_t w) {
+        tensorops::reduce(tensorops::tensor_view<const float>(x, {n, w}), tensorops::tensor_view<float>(y, {axis == 1 ? n : 1, axis == 1 ? 1 : w}),
+                          function, {axis});
+    });
+}
+
 #ifdef TENSOROPS_BENCH_HAVE_TORCH
 /// PyTorch's ATen on `threads` threads (at::set_num_threads): the reductions, argmax and cumulative sums above, on the
 /// same buffers, with the same limits and paired probes. ATen is set back to one thread after each, so that its idle
@@ -234,6 +261,7 @@ void register_all() {
                                                      tensorops::reduce(pool, xv, yv, function, {axis});
                                                      benchmark::ClobberMemory();
                                                  }, &probe);
+                                                 state.counters["in_cache_GBps"] = reduce_in_cache_speed(threads, function, axis) / 1e9;
                                              })
                     ->Unit(benchmark::kMicrosecond)
                     ->UseRealTime();
@@ -250,6 +278,10 @@ void register_all() {
                     tensorops::argmax(pool, xv, yv, {axis});
                     benchmark::ClobberMemory();
                 }, &probe);
+                state.counters["in_cache_GBps"] = in_cache_speed<std::int64_t>(threads, 1.0, [&](const float* x_slice, std::int64_t* y, std::size_t n, std::size_t w) {
+                    tensorops::argmax(tensorops::tensor_view<const float>(x_slice, {n, w}),
+                                      tensorops::tensor_view<std::int64_t>(y, {axis == 1 ? n : 1, axis == 1 ? 1 : w}), {axis});
+                }) / 1e9;
             })->Unit(benchmark::kMicrosecond)->UseRealTime();
             benchmark::RegisterBenchmark((std::string("parallel/cumulative_sum/f32/") + layout + "/64MiB" + suffix).c_str(),
                                          [=](benchmark::State& state) {
@@ -263,6 +295,9 @@ void register_all() {
                                                  tensorops::cumulative_sum(pool, xv, yv, {axis});
                                                  benchmark::ClobberMemory();
                                              }, &probe);
+                                             state.counters["in_cache_GBps"] = in_cache_speed<float>(threads, 2.0, [&](const float* x_slice, float* y, std::size_t n, std::size_t w) {
+                                                 tensorops::cumulative_sum(tensorops::tensor_view<const float>(x_slice, {n, w}), tensorops::tensor_view<float>(y, {n, w}), {axis});
+                                             }) / 1e9;
                                          })
                 ->Unit(benchmark::kMicrosecond)
                 ->UseRealTime();
