@@ -135,7 +135,7 @@ void register_xtensor_sum(layout l, std::size_t bytes) {
 #endif
 
 // Narrow rows: a row-major [rows, width] f32 tensor of 64 MiB reduced over its contiguous axis, for widths 3, 8 and
-// 64 (xyz vectors, small feature rows); bytes counted: input read + output written.
+// 64 (xyz vectors, small feature rows, class scores for ARGMAX); bytes counted: input read + output written.
 void register_narrow_rows(const std::string& who, const std::string& what, std::size_t width) {
     constexpr std::size_t bytes = std::size_t{64} << 20;
     const std::string name = "reduce/" + who + "/" + what + "/f32/rows-of-" + std::to_string(width) + "/65536KiB";
@@ -143,9 +143,13 @@ void register_narrow_rows(const std::string& who, const std::string& what, std::
         const std::size_t rows = bytes / sizeof(float) / width;
         const auto input = tb::random_input<float>(rows * width, 0);
         auto out = tb::scratch<float>(rows, 1);
-        const auto moved = static_cast<std::int64_t>((rows * width + rows) * sizeof(float));
+        auto indices = tb::scratch<std::int64_t>(what == "ARGMAX" ? rows : 0, 2);
+        const auto moved = static_cast<std::int64_t>(rows * width * sizeof(float) + rows * (what == "ARGMAX" ? sizeof(std::int64_t) : sizeof(float)));
         tb::run_paired(state, moved, tb::limit::read, tb::paired_read(input), [&] {
-            if (who == "tensorops") {
+            if (who == "tensorops" && what == "ARGMAX") {
+                tensorops::argmax(tensorops::tensor_view<const float>(input.data(), {rows, width}),
+                                  tensorops::tensor_view<std::int64_t>(indices.data(), {rows, 1}), {1});
+            } else if (who == "tensorops") {
                 const auto f = what == "SUM" ? tensorops::reduce_function::sum
                                : what == "MAX" ? tensorops::reduce_function::max
                                : what == "L2"  ? tensorops::reduce_function::l2
@@ -223,7 +227,7 @@ const bool registered = [] {
 #endif
         }
     for (std::size_t width : {3, 8, 64}) {
-        for (const char* what : {"SUM", "MAX", "L2", "LOG_SUM_EXP"}) register_narrow_rows("tensorops", what, width);
+        for (const char* what : {"SUM", "MAX", "L2", "LOG_SUM_EXP", "ARGMAX"}) register_narrow_rows("tensorops", what, width);
         register_narrow_rows("scalar-loop", "SUM", width);
 #ifdef TENSOROPS_BENCH_HAVE_EIGEN
         register_narrow_rows("eigen", "SUM", width);

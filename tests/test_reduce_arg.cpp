@@ -250,6 +250,68 @@ TEMPLATE_LIST_TEST_CASE("reduce: argmax/argmin find the extreme at every positio
     }
 }
 
+// Rows of at most short_arg_row elements take the short-row kernel (locate_in_short_row): the row in a few vectors,
+// the last read whole where more rows follow back to back, its lanes past the row replaced. So: every length up to a
+// little past that limit, rows packed (the next rows' extremes must not leak into a row) and rows with a gap after
+// each whose elements would win (NaN, or the type's extremes) if a kernel looked at them, the last row ending the
+// allocation (read in part: the sanitizers watch), a row of ties, of −inf (the identity the lanes past a row get), the
+// extreme at either end, NaN — first and last, sequentially and on three threads.
+TEMPLATE_LIST_TEST_CASE("reduce: argmax/argmin of short contiguous rows, packed and with winning gaps after them", "",
+                        tensorops_test::builtin_types) {
+    using T = TestType;
+    test_rng rng(std::string("arg reduce short rows ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    constexpr bool floating = !std::is_integral_v<T>;
+    constexpr std::size_t rows = 6;
+    const T high = floating ? static_cast<T>(std::numeric_limits<float>::infinity()) : std::numeric_limits<T>::max();
+    const T low = floating ? static_cast<T>(-std::numeric_limits<float>::infinity()) : std::numeric_limits<T>::lowest();
+    tensorops::thread_pool pool(3, 1);
+    for (std::size_t n = 1; n <= tensorops::detail::short_arg_row<T> + 3; ++n) {
+        for (const std::size_t gap : {std::size_t{0}, std::size_t{5}}) {
+            const std::size_t pitch = n + gap;
+            // Gaps: what would win either way if read (NaN; for integers the highest and the lowest in turn).
+            std::vector<T> buffer(rows * pitch - gap);  // the last row ends the allocation
+            for (std::size_t i = 0; i < buffer.size(); ++i)
+                buffer[i] = floating ? static_cast<T>(std::numeric_limits<float>::quiet_NaN()) : (i % 2 ? high : low);
+            const auto at = [&](std::size_t row, std::size_t j) -> T& { return buffer[row * pitch + j]; };
+            for (std::size_t r = 0; r < rows; ++r)
+                for (std::size_t j = 0; j < n; ++j) at(r, j) = static_cast<T>(rng.uniform<int>(2, 6));
+            const std::size_t p = rng.uniform<std::size_t>(0, n - 1);
+            at(0, p) = static_cast<T>(9);  // one maximum, tied with its neighbour where there is one
+            at(0, std::min(p + 1, n - 1)) = static_cast<T>(9);
+            at(0, rng.uniform<std::size_t>(0, n - 1)) = static_cast<T>(0);
+            for (std::size_t j = 0; j < n; ++j) at(1, j) = static_cast<T>(4);  // all ties
+            for (std::size_t j = 0; j < n; ++j) at(2, j) = low;                // all −inf (the lowest integer)
+            at(3, 0) = at(3, n - 1) = high;                                    // extremes at both ends
+            at(3, n / 2) = low;
+            if constexpr (floating) at(4, rng.uniform<std::size_t>(0, n - 1)) = static_cast<T>(std::numeric_limits<float>::quiet_NaN());
+            else at(4, n - 1) = high;
+            at(5, n - 1) = low;
+            std::vector<T> logical;
+            for (std::size_t r = 0; r < rows; ++r)
+                for (std::size_t j = 0; j < n; ++j) logical.push_back(at(r, j));
+            const std::vector<std::size_t> sizes{rows, n};
+            const tensor_view<const T> x(buffer.data(), {rows, n}, {static_cast<std::ptrdiff_t>(pitch), 1});
+            std::vector<std::int64_t> out(rows);
+            const tensor_view<std::int64_t> y(out.data(), {rows, 1});
+            for (int mode = 0; mode < 8; ++mode) {
+                const bool maximum = mode % 2 == 0, last = mode % 4 >= 2, threads = mode >= 4;
+                const auto direction = last ? axis_direction::decreasing : axis_direction::increasing;
+                INFO("n " << n << " gap " << gap << (maximum ? " argmax" : " argmin") << (last ? " last" : " first") << (threads ? " pool" : ""));
+                std::fill(out.begin(), out.end(), -1);
+                if (threads) {
+                    if (maximum) argmax(pool, x, y, {1}, direction);
+                    else argmin(pool, x, y, {1}, direction);
+                } else {
+                    if (maximum) argmax(x, y, {1}, direction);
+                    else argmin(x, y, {1}, direction);
+                }
+                CHECK(out == ref::arg_reduce(ref::dense<T>(sizes, logical), {1}, maximum, last).values);
+            }
+        }
+    }
+}
+
 TEMPLATE_LIST_TEST_CASE("reduce: NaN in every position propagates through MAX and MIN and wins ARGMAX/ARGMIN", "",
                         tensorops_test::floating_types) {
     using T = TestType;

@@ -644,6 +644,24 @@ TEMPLATE_LIST_TEST_CASE("simd: for_each_set_lane visits exactly the lanes set, i
     }
 }
 
+TEMPLATE_LIST_TEST_CASE("simd: lane_bits puts lane i of a mask at bit i, and nothing above the lanes", "", tensorops_test::builtin_types) {
+    using T = TestType;
+    using P = simd::pack<T>;
+    test_rng rng("simd lane_bits");
+    INFO(rng.describe());
+    const std::uint64_t all = W<T> >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << W<T>) - 1;
+    std::vector<std::uint64_t> masks{0, all};
+    for (std::size_t i = 0; i < W<T>; ++i) masks.push_back(std::uint64_t{1} << i);
+    for (int k = 0; k < 200; ++k) masks.push_back(rng.engine()() & all);
+    for (const std::uint64_t bits : masks) {
+        std::array<C<T>, W<T>> lanes;
+        for (std::size_t i = 0; i < W<T>; ++i) lanes[i] = static_cast<C<T>>((bits >> i) & 1 ? 7 : 2);
+        INFO("mask " << bits);
+        CHECK(simd::lane_bits(simd::from_array<P>(lanes) == P(C<T>(7))) == bits);
+        CHECK(simd::lane_bits(simd::from_array<P>(lanes) < P(C<T>(7))) == (~bits & all));  // a mask made another way
+    }
+}
+
 TEST_CASE("simd: integer lane arithmetic wraps on every path") {
     using P = simd::pack<std::int32_t>;
     const P big(std::numeric_limits<std::int32_t>::max());

@@ -451,6 +451,53 @@ template <class M, class F>
 #endif
 }
 
+/// The lanes set in `mask` as the low bits of an integer, lane i at bit i (every register has at most 64 lanes). x86
+/// vector masks (float lanes' in float registers, double lanes' in double registers, integer lanes' in integer ones)
+/// in one movemask — of their floats or doubles for 4- and 8-byte lanes, of their bytes for 1-byte lanes,
+/// of their 2-byte lanes packed to bytes first — and AVX-512's mask registers as they are; other masks lane by lane.
+/// For a kernel that wants the first or last lane set among several vectors (locate_in_short_row).
+template <class M>
+[[nodiscard, gnu::always_inline]] inline std::uint64_t lane_bits(const M& mask) noexcept {
+#if TENSOROPS_HAS_XSIMD
+    using P = typename M::batch_type;
+    using lane = typename P::value_type;
+#if TENSOROPS_X86_INTRINSICS
+    using R = typename M::register_type;
+    constexpr bool mask_register = detail::is_avx512_register<P> && sizeof(M) != sizeof(P);  // a bit a lane
+    if constexpr (mask_register || detail::is_avx2_register<P> || detail::is_sse2_register<P>) {
+        const R bits = static_cast<R>(mask);
+        if constexpr (mask_register) {
+            return static_cast<std::uint64_t>(bits);
+        } else if constexpr (sizeof(R) == 32) {
+            if constexpr (std::is_same_v<lane, float>) return static_cast<std::uint32_t>(_mm256_movemask_ps(bits));
+            else if constexpr (std::is_same_v<lane, double>) return static_cast<std::uint32_t>(_mm256_movemask_pd(bits));
+            else if constexpr (sizeof(lane) == 4) return static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(bits)));
+            else if constexpr (sizeof(lane) == 8) return static_cast<std::uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(bits)));
+            else if constexpr (sizeof(lane) == 1) return static_cast<std::uint32_t>(_mm256_movemask_epi8(bits));
+            else {  // 2-byte lanes: packed to bytes within each 128-bit half, [lanes 0–7, again, lanes 8–15, again]
+                const auto bytes = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_packs_epi16(bits, bits)));
+                return (bytes & 0xFFu) | ((bytes >> 8) & 0xFF00u);
+            }
+        } else {
+            if constexpr (std::is_same_v<lane, float>) return static_cast<std::uint32_t>(_mm_movemask_ps(bits));
+            else if constexpr (std::is_same_v<lane, double>) return static_cast<std::uint32_t>(_mm_movemask_pd(bits));
+            else if constexpr (sizeof(lane) == 4) return static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(bits)));
+            else if constexpr (sizeof(lane) == 8) return static_cast<std::uint32_t>(_mm_movemask_pd(_mm_castsi128_pd(bits)));
+            else if constexpr (sizeof(lane) == 1) return static_cast<std::uint32_t>(_mm_movemask_epi8(bits));
+            else return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(bits, bits))) & 0xFFu;
+        }
+    }
+#endif
+    alignas(64) bool set[P::size];
+    mask.store_aligned(set);
+    std::uint64_t bits = 0;
+    for (std::size_t i = 0; i < P::size; ++i) bits |= static_cast<std::uint64_t>(set[i]) << i;
+    return bits;
+#else
+    return mask.value ? 1u : 0u;
+#endif
+}
+
 /// True when some lane is set in `a` and not in `b`: any(and_not(a, b)), in one instruction where masks are vector
 /// registers of floats or doubles and AVX is there (vtestps / vtestpd: their carry flag tests b's complement and a).
 template <class M>
