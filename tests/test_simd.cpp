@@ -623,16 +623,25 @@ TEMPLATE_LIST_TEST_CASE("simd: and_not and any_and_not see the lanes set in one 
     }
 }
 
+/// Bits of every lane of pack<T>, and the masks the lane-mask tests take: none, all, each lane alone, 200 random.
+template <class T>
+std::uint64_t all_lanes() {
+    return W<T> >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << W<T>) - 1;
+}
+template <class T>
+std::vector<std::uint64_t> lane_mask_cases(test_rng& rng) {
+    std::vector<std::uint64_t> masks{0, all_lanes<T>()};
+    for (std::size_t i = 0; i < W<T>; ++i) masks.push_back(std::uint64_t{1} << i);
+    for (int k = 0; k < 200; ++k) masks.push_back(rng.engine()() & all_lanes<T>());
+    return masks;
+}
+
 TEMPLATE_LIST_TEST_CASE("simd: for_each_set_lane visits exactly the lanes set, in increasing order", "", tensorops_test::builtin_types) {
     using T = TestType;
     using P = simd::pack<T>;
     test_rng rng("simd for_each_set_lane");
     INFO(rng.describe());
-    const std::uint64_t all = W<T> >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << W<T>) - 1;
-    std::vector<std::uint64_t> masks{0, all};
-    for (std::size_t i = 0; i < W<T>; ++i) masks.push_back(std::uint64_t{1} << i);
-    for (int k = 0; k < 200; ++k) masks.push_back(rng.engine()() & all);
-    for (const std::uint64_t bits : masks) {
+    for (const std::uint64_t bits : lane_mask_cases<T>(rng)) {
         std::array<C<T>, W<T>> lanes;
         for (std::size_t i = 0; i < W<T>; ++i) lanes[i] = static_cast<C<T>>((bits >> i) & 1);
         std::vector<std::size_t> expected, visited;
@@ -649,16 +658,12 @@ TEMPLATE_LIST_TEST_CASE("simd: lane_bits puts lane i of a mask at bit i, and not
     using P = simd::pack<T>;
     test_rng rng("simd lane_bits");
     INFO(rng.describe());
-    const std::uint64_t all = W<T> >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << W<T>) - 1;
-    std::vector<std::uint64_t> masks{0, all};
-    for (std::size_t i = 0; i < W<T>; ++i) masks.push_back(std::uint64_t{1} << i);
-    for (int k = 0; k < 200; ++k) masks.push_back(rng.engine()() & all);
-    for (const std::uint64_t bits : masks) {
+    for (const std::uint64_t bits : lane_mask_cases<T>(rng)) {
         std::array<C<T>, W<T>> lanes;
         for (std::size_t i = 0; i < W<T>; ++i) lanes[i] = static_cast<C<T>>((bits >> i) & 1 ? 7 : 2);
         INFO("mask " << bits);
         CHECK(simd::lane_bits(simd::from_array<P>(lanes) == P(C<T>(7))) == bits);
-        CHECK(simd::lane_bits(simd::from_array<P>(lanes) < P(C<T>(7))) == (~bits & all));  // a mask made another way
+        CHECK(simd::lane_bits(simd::from_array<P>(lanes) < P(C<T>(7))) == (~bits & all_lanes<T>()));  // a mask made another way
     }
 }
 

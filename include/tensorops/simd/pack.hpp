@@ -415,47 +415,12 @@ template <class M>
 #endif
 }
 
-/// Calls f(i) for every lane i set in `mask`, in increasing order. Masks of integer lanes in x86 vector registers take
-/// their lanes from one movemask of the mask's bytes (a lane of b bytes sets b bits, the first of which is taken),
-/// AVX-512's mask registers from their bits; other masks lane by lane. For a kernel that looks into the few lanes of a
-/// vector that matched (arg_reduce_rows_by_extreme: looking at all 32 lanes of each such vector of int8, an argmax
-/// over 256 rows of 1024 took 31 µs at AVX2; visiting the set lanes alone, 14).
-template <class M, class F>
-[[gnu::always_inline]] inline void for_each_set_lane(const M& mask, F&& f) {
-#if TENSOROPS_HAS_XSIMD
-    using P = typename M::batch_type;
-    using lane = typename P::value_type;
-#if TENSOROPS_X86_INTRINSICS
-    if constexpr (std::is_integral_v<lane> && (detail::is_avx512_register<P> || detail::is_avx2_register<P> || detail::is_sse2_register<P>)) {
-        std::uint64_t bits;
-        std::size_t stride = sizeof(lane);  // bits a lane
-        if constexpr (sizeof(M) != sizeof(P)) {  // an AVX-512 mask register: a bit a lane
-            bits = static_cast<std::uint64_t>(static_cast<typename M::register_type>(mask));
-            stride = 1;
-        } else if constexpr (detail::is_avx2_register<P>) {
-            bits = static_cast<std::uint32_t>(_mm256_movemask_epi8(static_cast<typename M::register_type>(mask)));
-        } else {
-            bits = static_cast<std::uint16_t>(_mm_movemask_epi8(static_cast<typename M::register_type>(mask)));
-        }
-        constexpr std::uint64_t every[] = {0, ~std::uint64_t{0}, 0x5555555555555555u, 0, 0x1111111111111111u, 0, 0, 0, 0x0101010101010101u};
-        for (bits &= every[stride]; bits != 0; bits &= bits - 1) f(static_cast<std::size_t>(std::countr_zero(bits)) / stride);
-        return;
-    }
-#endif
-    alignas(64) bool set[P::size];
-    mask.store_aligned(set);
-    for (std::size_t i = 0; i < P::size; ++i)
-        if (set[i]) f(i);
-#else
-    if (mask.value) f(std::size_t{0});
-#endif
-}
-
 /// The lanes set in `mask` as the low bits of an integer, lane i at bit i (every register has at most 64 lanes). x86
 /// vector masks (float lanes' in float registers, double lanes' in double registers, integer lanes' in integer ones)
 /// in one movemask — of their floats or doubles for 4- and 8-byte lanes, of their bytes for 1-byte lanes,
 /// of their 2-byte lanes packed to bytes first — and AVX-512's mask registers as they are; other masks lane by lane.
-/// For a kernel that wants the first or last lane set among several vectors (locate_in_short_row).
+/// For a kernel that wants the first or last lane set among several vectors (locate_in_short_row), or the few set
+/// lanes of one (for_each_set_lane).
 template <class M>
 [[nodiscard, gnu::always_inline]] inline std::uint64_t lane_bits(const M& mask) noexcept {
 #if TENSOROPS_HAS_XSIMD
@@ -496,6 +461,14 @@ template <class M>
 #else
     return mask.value ? 1u : 0u;
 #endif
+}
+
+/// Calls f(i) for every lane i set in `mask`, in increasing order: the set bits of lane_bits(mask). For a kernel that
+/// looks into the few lanes of a vector that matched (arg_reduce_rows_by_extreme: looking at all 32 lanes of each such
+/// vector of int8, an argmax over 256 rows of 1024 took 31 µs at AVX2; visiting the set lanes alone, 14).
+template <class M, class F>
+[[gnu::always_inline]] inline void for_each_set_lane(const M& mask, F&& f) {
+    for (std::uint64_t bits = simd::lane_bits(mask); bits != 0; bits &= bits - 1) f(static_cast<std::size_t>(std::countr_zero(bits)));
 }
 
 /// True when some lane is set in `a` and not in `b`: any(and_not(a, b)), in one instruction where masks are vector
