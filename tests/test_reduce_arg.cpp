@@ -21,6 +21,19 @@ using tensorops_test::guarded_buffer;
 using tensorops_test::test_rng;
 namespace ref = tensorops_test::reference;
 
+/// argmax (`maximum`) or argmin of x into y over `axes`, on `pool` if there is one, else sequentially.
+template <class T>
+void arg_extreme(tensorops::thread_pool* pool, bool maximum, const tensor_view<const T>& x, const tensor_view<std::int64_t>& y,
+                 const std::vector<std::size_t>& axes, axis_direction direction) {
+    if (pool != nullptr) {
+        if (maximum) argmax(*pool, x, y, axes, direction);
+        else argmin(*pool, x, y, axes, direction);
+    } else {
+        if (maximum) argmax(x, y, axes, direction);
+        else argmin(x, y, axes, direction);
+    }
+}
+
 TEMPLATE_LIST_TEST_CASE("reduce: argmax and argmin, random, against the reference", "", tensorops_test::builtin_types) {
     using T = TestType;
     test_rng rng(std::string("arg reduce random ") + std::string(tensorops_test::type_name<T>()));
@@ -141,13 +154,7 @@ TEMPLATE_TEST_CASE("reduce: argmax/argmin over rows walked in far-apart pairs, a
             const bool maximum = mode < 2, last = mode % 2 == 1;
             const auto direction = last ? axis_direction::decreasing : axis_direction::increasing;
             INFO("shape " << c.rows << " x " << c.columns << (c.on_pool ? " on a pool" : "") << " mode " << mode);
-            if (c.on_pool) {
-                if (maximum) argmax(pool, x, y, {0}, direction);
-                else argmin(pool, x, y, {0}, direction);
-            } else {
-                if (maximum) argmax(x, y, {0}, direction);
-                else argmin(x, y, {0}, direction);
-            }
+            arg_extreme(c.on_pool ? &pool : nullptr, maximum, x, y, {0}, direction);
             CHECK(out == ref::arg_reduce(ref::dense<T>(sizes, values), {0}, maximum, last).values);
         }
     }
@@ -206,14 +213,7 @@ TEMPLATE_TEST_CASE("reduce: argmax/argmin of 8- and 16-bit integers over outer a
             const auto direction = last ? axis_direction::decreasing : axis_direction::increasing;
             INFO("case " << case_index << (maximum ? " argmax" : " argmin") << (last ? " last" : " first") << " pool " << pool_index);
             std::fill(out.begin(), out.end(), -1);
-            if (pool_index >= 0) {
-                auto& pool = pools[pool_index];
-                if (maximum) argmax(pool, x, y, c.axes, direction);
-                else argmin(pool, x, y, c.axes, direction);
-            } else {
-                if (maximum) argmax(x, y, c.axes, direction);
-                else argmin(x, y, c.axes, direction);
-            }
+            arg_extreme(pool_index >= 0 ? &pools[pool_index] : nullptr, maximum, x, y, c.axes, direction);
             CHECK(out == ref::arg_reduce(ref::dense<T>(c.sizes, values), c.axes, maximum, last).values);
         }
     }
@@ -299,13 +299,7 @@ TEMPLATE_LIST_TEST_CASE("reduce: argmax/argmin of short contiguous rows, packed 
                 const auto direction = last ? axis_direction::decreasing : axis_direction::increasing;
                 INFO("n " << n << " gap " << gap << (maximum ? " argmax" : " argmin") << (last ? " last" : " first") << (threads ? " pool" : ""));
                 std::fill(out.begin(), out.end(), -1);
-                if (threads) {
-                    if (maximum) argmax(pool, x, y, {1}, direction);
-                    else argmin(pool, x, y, {1}, direction);
-                } else {
-                    if (maximum) argmax(x, y, {1}, direction);
-                    else argmin(x, y, {1}, direction);
-                }
+                arg_extreme(threads ? &pool : nullptr, maximum, x, y, {1}, direction);
                 CHECK(out == ref::arg_reduce(ref::dense<T>(sizes, logical), {1}, maximum, last).values);
             }
         }
