@@ -306,6 +306,54 @@ TEMPLATE_LIST_TEST_CASE("reduce: argmax/argmin of short contiguous rows, packed 
     }
 }
 
+// Rows of 2 … W elements back to back (32- and 64-bit lanes) take the narrow-row kernel (locate_in_narrow_rows):
+// W rows at a time as L registers, transposed, walked element by element; the rows after the last whole W go one by
+// one. So: every length from 1 to a register and one more, in lines of several whole W rows and a few more, two
+// lines (an outer kept dimension: the kernel's starting offsets), written densely and every other element (its step
+// between outputs; the elements between must stay untouched), values from a few levels (ties everywhere) with NaN
+// sprinkled in for floating types, the type's extremes too — first and last, argmax and argmin, sequentially and on
+// three threads, against the reference.
+TEMPLATE_LIST_TEST_CASE("reduce: argmax/argmin of narrow rows back to back (the narrow-row kernel)", "", tensorops_test::builtin_types) {
+    using T = TestType;
+    test_rng rng(std::string("arg reduce narrow rows ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    constexpr bool floating = !std::is_integral_v<T>;
+    constexpr std::size_t W = tensorops::simd::lanes<T>;
+    const T high = floating ? static_cast<T>(std::numeric_limits<float>::infinity()) : std::numeric_limits<T>::max();
+    const T low = floating ? static_cast<T>(-std::numeric_limits<float>::infinity()) : std::numeric_limits<T>::lowest();
+    tensorops::thread_pool pool(3, 1);
+    for (std::size_t n = 1; n <= W + 1; ++n) {
+        for (const std::size_t rows : {std::size_t{W - 1}, 3 * W + 3}) {
+            constexpr std::size_t lines = 2;
+            std::vector<T> x(lines * rows * n);
+            for (auto& v : x) {
+                const int pick = rng.uniform<int>(0, 31);
+                v = pick == 0 ? high : pick == 1 ? low : static_cast<T>(rng.uniform<int>(0, 3));
+                if (floating && pick == 2) v = static_cast<T>(std::numeric_limits<float>::quiet_NaN());
+            }
+            const std::vector<std::size_t> sizes{lines, rows, n};
+            const tensor_view<const T> input(x.data(), sizes);
+            for (const std::ptrdiff_t spread : {1, 2}) {  // output element i of the [lines · rows] answers at i · spread
+                std::vector<std::int64_t> out(lines * rows * static_cast<std::size_t>(spread));
+                const auto line_step = static_cast<std::ptrdiff_t>(rows) * spread;
+                const tensor_view<std::int64_t> y(out.data(), {lines, rows, 1}, {line_step, spread, 1});
+                for (int mode = 0; mode < 8; ++mode) {
+                    const bool maximum = mode % 2 == 0, last = mode % 4 >= 2, threads = mode >= 4;
+                    const auto direction = last ? axis_direction::decreasing : axis_direction::increasing;
+                    INFO("n " << n << " rows " << rows << " spread " << spread << (maximum ? " argmax" : " argmin") << (last ? " last" : " first")
+                              << (threads ? " pool" : ""));
+                    std::fill(out.begin(), out.end(), -1);
+                    arg_extreme(threads ? &pool : nullptr, maximum, input, y, {2}, direction);
+                    std::vector<std::int64_t> answers, between;
+                    for (std::size_t i = 0; i < out.size(); ++i) (i % static_cast<std::size_t>(spread) == 0 ? answers : between).push_back(out[i]);
+                    CHECK(answers == ref::arg_reduce(ref::dense<T>(sizes, x), {2}, maximum, last).values);
+                    CHECK(between == std::vector<std::int64_t>(between.size(), -1));
+                }
+            }
+        }
+    }
+}
+
 TEMPLATE_LIST_TEST_CASE("reduce: NaN in every position propagates through MAX and MIN and wins ARGMAX/ARGMIN", "",
                         tensorops_test::floating_types) {
     using T = TestType;

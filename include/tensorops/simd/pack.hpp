@@ -283,31 +283,65 @@ template <class P>
 #endif
 }
 
-/// Lane i is a[i] where Pattern::get(i, P::size), else b[i]: a mask fixed at compile time, which x86 applies as an
-/// immediate blend (one instruction, where a run-time mask takes a variable blend).
-/// Integer lanes of one or two bytes (and, without SSE4.1, any integer lanes) have no immediate blend in xsimd before
-/// AVX-512: it builds their mask from one bool a lane at run time, a call that GCC 12 -O2 leaves out of line — 57 % of
-/// the time of an int8 SUM over rows of 1024 in cache (10.3 µs against 2.7 at -O3 for 256 KiB, AMD Zen 5). Those take
-/// the mask from a constant in memory instead: one load and a variable blend; with AVX-512 (whose masks are mask
-/// registers, which xsimd builds from bools likewise for these lanes) an immediate.
+namespace detail {
+/// The unsigned integer of `Bytes` bytes.
+template <std::size_t Bytes>
+struct unsigned_of_size;
+template <> struct unsigned_of_size<1> { using type = std::uint8_t; };
+template <> struct unsigned_of_size<2> { using type = std::uint16_t; };
+template <> struct unsigned_of_size<4> { using type = std::uint32_t; };
+template <> struct unsigned_of_size<8> { using type = std::uint64_t; };
+
+/// The immediate of an x86 blend whose elements are `Element` bytes wide (the blend instruction's granule) for the
+/// lanes of P that Pattern selects: bit e set where element e lies in a selected lane.
+template <class Pattern, class P, std::size_t Element>
+inline constexpr int blend_immediate = [] {
+    constexpr std::size_t lane = sizeof(typename P::value_type), per_lane = lane / Element;
+    int bits = 0;
+    for (std::size_t i = 0; i < P::size; ++i)
+        if (Pattern::get(static_cast<unsigned>(i), P::size))
+            for (std::size_t e = 0; e < per_lane; ++e) bits |= 1 << (i * per_lane + e);
+    return bits;
+}();
+}  // namespace detail
+
+/// Lane i is a[i] where Pattern::get(i, P::size), else b[i]: a mask fixed at compile time.
+/// x86 applies it as an immediate blend where one exists for the lanes: AVX2 registers of 32- or 64-bit lanes
+/// (vpblendd), SSE4.1 registers of 16-bit lanes or wider (pblendw) — written here with intrinsics, one instruction
+/// that is always inlined: xsimd 8.1's select of a constant mask is an ordinary function, which GCC 12 -O2 left out
+/// of line in large kernels (the narrow-row argmax of rows of 5–7 floats: a call per blend, 1.8–2.7 ns a row).
+/// Elsewhere, with a vector mask (not AVX-512's k registers), the mask comes from a constant in memory: one load and a
+/// variable blend (or, without SSE4.1, and / and-not / or) — xsimd builds one from a bool a lane at run time for byte
+/// and 16-bit integer lanes, a call that GCC 12 -O2 leaves out of line (57 % of the time of an int8 SUM over rows of
+/// 1024 in cache, AMD Zen 5). With AVX-512 masks, byte and 16-bit lanes get their mask as an immediate; other lanes
+/// xsimd's select.
 template <class Pattern, class P>
 [[nodiscard, gnu::always_inline]] inline P select_constant(const P& a, const P& b) noexcept {
 #if TENSOROPS_HAS_XSIMD
     using V = typename P::value_type;
     constexpr bool vector_mask = sizeof(mask_of<P>) == sizeof(P);  // a mask in a vector register (not AVX-512's k)
-#if defined(__SSE4_1__)
-    constexpr bool mask_from_memory = vector_mask && std::is_integral_v<V> && sizeof(V) <= 2;
-#else
-    constexpr bool mask_from_memory = vector_mask && std::is_integral_v<V>;
+#if TENSOROPS_X86_INTRINSICS && defined(__AVX2__)
+    if constexpr (detail::is_avx2_register<P> && sizeof(V) >= 4) {
+        constexpr int immediate = detail::blend_immediate<Pattern, P, 4>;  // named: clang's intrinsics are macros
+        return detail::from_bytes<P>(_mm256_blend_epi32(detail::as_bytes(b), detail::as_bytes(a), immediate));
+    }
 #endif
-    if constexpr (mask_from_memory) {
-        alignas(64) static constexpr std::array<V, P::size> lanes = [] {
-            std::array<V, P::size> values{};
-            for (std::size_t i = 0; i < P::size; ++i) values[i] = Pattern::get(static_cast<unsigned>(i), P::size) ? static_cast<V>(~V(0)) : V(0);
+#if TENSOROPS_X86_INTRINSICS && defined(__SSE4_1__)
+    if constexpr (detail::is_sse2_register<P> && sizeof(V) >= 2) {
+        constexpr int immediate = detail::blend_immediate<Pattern, P, 2>;
+        return detail::from_bytes<P>(_mm_blend_epi16(detail::as_bytes(b), detail::as_bytes(a), immediate));
+    }
+#endif
+    if constexpr (vector_mask) {
+        using U = typename detail::unsigned_of_size<sizeof(V)>::type;
+        alignas(64) static constexpr std::array<U, P::size> lanes = [] {
+            std::array<U, P::size> values{};
+            for (std::size_t i = 0; i < P::size; ++i) values[i] = Pattern::get(static_cast<unsigned>(i), P::size) ? static_cast<U>(~U(0)) : U(0);
             return values;
         }();
-        return xsimd::select(mask_of<P>(static_cast<typename P::register_type>(P::load_aligned(lanes.data()))), a, b);
-    } else if constexpr (!vector_mask && std::is_integral_v<V> && sizeof(V) <= 2) {
+        const P bits = xsimd::bitwise_cast<P>(xsimd::batch<U, typename P::arch_type>::load_aligned(lanes.data()));
+        return xsimd::select(mask_of<P>(static_cast<typename P::register_type>(bits)), a, b);
+    } else if constexpr (std::is_integral_v<V> && sizeof(V) <= 2) {
         // AVX-512 with byte or 16-bit lanes: xsimd builds the mask register from bools too; give it as an immediate.
         constexpr std::uint64_t bits = [] {
             std::uint64_t set = 0;
@@ -337,13 +371,6 @@ template <class P>
 }
 
 namespace detail {
-template <std::size_t Bytes>
-struct unsigned_of_size;
-template <> struct unsigned_of_size<1> { using type = std::uint8_t; };
-template <> struct unsigned_of_size<2> { using type = std::uint16_t; };
-template <> struct unsigned_of_size<4> { using type = std::uint32_t; };
-template <> struct unsigned_of_size<8> { using type = std::uint64_t; };
-
 template <class P>
 struct lane_index_of {
 #if TENSOROPS_HAS_XSIMD
