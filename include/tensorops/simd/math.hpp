@@ -173,15 +173,17 @@ template <class P>
     return xsimd::select(value > P(709.782712893384), P(std::numeric_limits<double>::infinity()), p * power);
 }
 
-/// exp_shifted for float lanes. Not always_inline, unlike the per-vector helpers around it: the narrow-row and
-/// short-row kernels, which must agree bit for bit, both call it, and inlined into each (g++ -O2 -march=x86-64-v3,
-/// whose default -ffp-contract=fast fuses a multiply and an add where it sees them) the two copies were contracted
-/// differently — log-sum-exp of float and float16 rows then differed in the last bits between the kernels.
-/// exp_double_lanes has nothing a compiler could contract, inlined anywhere: its multiply-adds are explicit, its
-/// other products only multiply, and the last one reaches the caller through a select (a blend), never an addition —
-/// so double lanes inline it (f64 log-sum-exp, one thread, 32 MiB: see bench/RESULTS.md 2026-11-27, 13:20).
+/// exp_shifted for float lanes, always inlined. The narrow-row and short-row kernels, which must agree bit for bit,
+/// both call it, and g++ (-ffp-contract=fast by default) fuses a multiply and an add wherever it sees them, so an
+/// inlined copy must hold nothing it could fuse differently from one caller to another: its one product, (x − shift)
+/// · log2 e, feeds a maximum, the polynomial's multiply-adds are explicit, and the result comes from an integer add
+/// (2^n into the exponent field), never from a product a caller's sum could absorb. (It was kept out of line with
+/// exp and log, whose inlined copies g++ did contract differently; a call per vector cost the short-row kernels their
+/// accumulators, which every call spills: log-sum-exp of f32 rows of 3 / 8 / 16 / 64, one thread, 4 MiB, 4.6 / 8.6 /
+/// 12.4 / 35 → 4.0 / 6.8 / 9.0 / 22 ns a row.) exp_double_lanes likewise has nothing contractible: its multiply-adds are explicit, its other products
+/// only multiply, and the last one reaches the caller through a select (a blend), never an addition.
 template <class P>
-[[nodiscard]] P exp_shifted_float_lanes(const P& x, const P& shift) noexcept {
+[[nodiscard, gnu::always_inline]] inline P exp_shifted_float_lanes(const P& x, const P& shift) noexcept {
     const P log2e(log2e_float);
     const P t = xsimd::max(P(-125.0f), (x - shift) * log2e);
     const P round_to_integer(12582912.0f);  // 1.5 · 2^23
@@ -193,7 +195,8 @@ template <class P>
 #endif
 
 /// e^x per lane (floating lanes).
-/// Not always_inline: see exp_shifted.
+/// Not always_inline: xsimd's exp has products and sums a compiler may contract differently in each inlined copy
+/// (see detail::exp_shifted_float_lanes).
 template <class P>
 [[nodiscard]] P exp(const P& value) noexcept {
 #if TENSOROPS_HAS_XSIMD
@@ -221,7 +224,8 @@ template <class P>
 /// shift·log2(e)'s rounding into every term: garbage, NaN even, once |shift| passed ~2^23.) Terms below 2^−125
 /// come out as 2^−125·2^f instead of their value (−inf too): next to the group's own e^0 = 1 they are below half
 /// an ulp of any sum. Double lanes: detail::exp_double_lanes(x − shift).
-/// Float lanes are computed out of line (detail::exp_shifted_float_lanes), double lanes inline: see there.
+/// Both inline: nothing in them a compiler could contract differently from one caller to another (see
+/// detail::exp_shifted_float_lanes).
 template <class P>
 [[nodiscard, gnu::always_inline]] inline P exp_shifted(const P& x, const P& shift) noexcept {
 #if TENSOROPS_HAS_XSIMD
@@ -416,7 +420,7 @@ template <class P>
 }
 
 /// ln x per lane (floating lanes).
-/// Not always_inline: see exp_shifted.
+/// Not always_inline: as exp.
 template <class P>
 [[nodiscard]] P log(const P& value) noexcept {
 #if TENSOROPS_HAS_XSIMD
