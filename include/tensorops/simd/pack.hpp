@@ -321,18 +321,26 @@ template <class Pattern, class P>
     using V = typename P::value_type;
     constexpr bool vector_mask = sizeof(mask_of<P>) == sizeof(P);  // a mask in a vector register (not AVX-512's k)
 #if TENSOROPS_X86_INTRINSICS && defined(__AVX2__)
-    if constexpr (detail::is_avx2_register<P> && sizeof(V) >= 4) {
-        constexpr int immediate = detail::blend_immediate<Pattern, P, 4>;  // named: clang's intrinsics are macros
-        return detail::from_bytes<P>(_mm256_blend_epi32(detail::as_bytes(b), detail::as_bytes(a), immediate));
-    }
+    constexpr bool blend_dwords = detail::is_avx2_register<P> && sizeof(V) >= 4;
+#else
+    constexpr bool blend_dwords = false;
 #endif
 #if TENSOROPS_X86_INTRINSICS && defined(__SSE4_1__)
-    if constexpr (detail::is_sse2_register<P> && sizeof(V) >= 2) {
+    constexpr bool blend_words = detail::is_sse2_register<P> && sizeof(V) >= 2;
+#else
+    constexpr bool blend_words = false;
+#endif
+    if constexpr (blend_dwords) {
+#if TENSOROPS_X86_INTRINSICS && defined(__AVX2__)
+        constexpr int immediate = detail::blend_immediate<Pattern, P, 4>;  // named: clang's intrinsics are macros
+        return detail::from_bytes<P>(_mm256_blend_epi32(detail::as_bytes(b), detail::as_bytes(a), immediate));
+#endif
+    } else if constexpr (blend_words) {
+#if TENSOROPS_X86_INTRINSICS && defined(__SSE4_1__)
         constexpr int immediate = detail::blend_immediate<Pattern, P, 2>;
         return detail::from_bytes<P>(_mm_blend_epi16(detail::as_bytes(b), detail::as_bytes(a), immediate));
-    }
 #endif
-    if constexpr (vector_mask) {
+    } else if constexpr (vector_mask) {
         using U = typename detail::unsigned_of_size<sizeof(V)>::type;
         alignas(64) static constexpr std::array<U, P::size> lanes = [] {
             std::array<U, P::size> values{};

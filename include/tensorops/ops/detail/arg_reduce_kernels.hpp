@@ -54,23 +54,12 @@ public:
         else static_cast<std::uint32_t*>(data_)[offset] = static_cast<std::uint32_t>(value);
     }
 
-    /// Writes values[0..count) to the contiguous elements from `offset` on.
+    /// Writes values[0..count) to the contiguous elements from `offset` on. Inlined: where count is a constant (the
+    /// narrow-row kernel's W answers at once) the copy becomes a few vector stores, widened or narrowed to the index type.
     template <class L>
-    void put_contiguous(std::ptrdiff_t offset, const L* values, std::size_t count) const {
+    [[gnu::always_inline]] void put_contiguous(std::ptrdiff_t offset, const L* values, std::size_t count) const {
         if (wide_) std::copy_n(values, count, static_cast<std::uint64_t*>(data_) + offset);
         else std::copy_n(values, count, static_cast<std::uint32_t*>(data_) + offset);
-    }
-
-    /// Writes the N values to the contiguous elements from `offset` on: a loop of known length, inlined (vector
-    /// stores, widened or narrowed to the index type), for the kernels that give several answers at once.
-    template <std::size_t N, class L>
-    [[gnu::always_inline]] void put_contiguous(std::ptrdiff_t offset, const std::array<L, N>& values) const {
-        const auto put_all = [&](auto* out) TENSOROPS_INLINE_STEP {
-            using U = std::remove_pointer_t<decltype(out)>;
-            for (std::size_t k = 0; k < N; ++k) out[offset + static_cast<std::ptrdiff_t>(k)] = static_cast<U>(values[k]);
-        };
-        if (wide_) put_all(static_cast<std::uint64_t*>(data_));
-        else put_all(static_cast<std::uint32_t*>(data_));
     }
 
     /// The output seen from element `offset` on.
@@ -455,7 +444,7 @@ void locate_in_narrow_rows(const T* x, std::size_t n, const index_output& output
         std::array<P, L> v;
         iter::unrolled<L>([&](auto s) { v[s] = simd::load(x + s * W); });
         const auto positions = simd::to_array(narrow_row_positions<Maximum, Last>(v));
-        if (positions_are_answers) output.put_contiguous(y + static_cast<std::ptrdiff_t>(i), positions);
+        if (positions_are_answers) output.put_contiguous(y + static_cast<std::ptrdiff_t>(i), positions.data(), W);
         else for (std::size_t p = 0; p < W; ++p) put(i + p, positions[p]);
     }
     for (; i < n; ++i, x += L) put(i, locate_in_short_row<Maximum, Last>(x, L, false));
