@@ -774,7 +774,9 @@ template <class T, class R, std::size_t G, class Shift>
 // permutes, 6 blends and 6 adds per 8 rows, where a plain loop does 3 loads and 2 adds per row.
 
 /// Back-to-back rows of up to this many elements (and fewer than a register's lanes) take the narrow-row kernel: its
-/// permutes grow as L² where the short-row kernel's work per row barely grows with L.
+/// blends grow as L² where the short-row kernel's work per row barely grows with L. (Since components take 2L permutes,
+/// 7 measured faster for SUM of f32 rows of 5–7 — 1.3–1.7 → 0.3–0.8 ns a row — but doubles this kernel's
+/// instantiations; left at 4, see bench/RESULTS.md 2026-11-27 16:30.)
 inline constexpr std::size_t narrow_row_max = 4;
 
 /// Whether T has the narrow-row kernel: registers of 32- or 64-bit lanes, which have one-instruction permutes.
