@@ -178,6 +178,34 @@ void register_narrow_rows(const std::string& who, const std::string& what, std::
     })->Apply(tb::defaults);
 }
 
+// Image channels: 64 MiB of uint8 pixels reduced over their channels — MAX of RGB (rows of 3 back to back) and of the
+// RGB of RGBA pixels (rows of 3 at a stride of 4: each row read by a partial load), against a plain loop; bytes
+// counted: the channels read + the output written.
+void register_image_channels(const std::string& who, std::size_t stride) {
+    constexpr std::size_t bytes = std::size_t{64} << 20, channels = 3;
+    const std::string layout = stride == channels ? "rgb" : "rgb-of-rgba";
+    const std::string name = "reduce/" + who + "/MAX/u8/" + layout + "/65536KiB";
+    benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+        const std::size_t pixels = bytes / stride;
+        const auto input = tb::random_input<std::uint8_t>(pixels * stride, 0);
+        auto out = tb::scratch<std::uint8_t>(pixels, 1);
+        const auto moved = static_cast<std::int64_t>(pixels * (channels + 1));
+        tb::run_paired(state, moved, tb::limit::read, tb::paired_read(input), [&] {
+            if (who == "tensorops") {
+                tensorops::reduce(tensorops::tensor_view<const std::uint8_t>(input.data(), {pixels, channels}, {static_cast<std::ptrdiff_t>(stride), 1}),
+                                  tensorops::tensor_view<std::uint8_t>(out.data(), {pixels, 1}), tensorops::reduce_function::max, {1});
+            } else {
+                for (std::size_t i = 0; i < pixels; ++i) {
+                    const std::uint8_t* p = input.data() + i * stride;
+                    out[i] = std::max({p[0], p[1], p[2]});
+                }
+            }
+            benchmark::DoNotOptimize(out.data());
+            benchmark::ClobberMemory();
+        });
+    })->Apply(tb::defaults);
+}
+
 template <class T>
 const char* short_type() {
     if constexpr (std::is_same_v<T, float>) return "f32";
@@ -234,6 +262,8 @@ const bool registered = [] {
         register_narrow_rows("eigen", "MAX", width);
 #endif
     }
+    for (std::size_t stride : {3, 4})
+        for (const char* who : {"tensorops", "scalar-loop"}) register_image_channels(who, stride);
     return true;
 }();
 

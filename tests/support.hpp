@@ -19,6 +19,14 @@
 
 #include <tensorops/tensorops.hpp>
 
+#if __has_include(<sys/mman.h>) && __has_include(<unistd.h>)
+#include <sys/mman.h>
+#include <unistd.h>
+#define TENSOROPS_TEST_HAS_PAGE_GUARD 1
+#else
+#define TENSOROPS_TEST_HAS_PAGE_GUARD 0
+#endif
+
 // Set by the build (tests/CMakeLists.txt) when the tests are built with sanitizers.
 #ifndef TENSOROPS_TEST_SANITIZED
 #define TENSOROPS_TEST_SANITIZED 0
@@ -295,6 +303,31 @@ private:
 };
 
 /// Describes a layout for INFO() messages.
+#if TENSOROPS_TEST_HAS_PAGE_GUARD
+/// `count` elements whose last one ends a readable page, the page after it inaccessible (POSIX mmap/mprotect): a
+/// kernel that reads past them faults, in every build, sanitised or not (a read past a heap block that its
+/// allocation's slack still holds is seen by AddressSanitizer only). The elements start zeroed.
+template <class T>
+class page_end_array {
+public:
+    explicit page_end_array(std::size_t count) : count_(count) {
+        page_ = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+        readable_ = (count * sizeof(T) + page_ - 1) / page_ * page_;
+        mapping_ = mmap(nullptr, readable_ + page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (mapping_ == MAP_FAILED || mprotect(static_cast<char*>(mapping_) + readable_, page_, PROT_NONE) != 0) std::abort();
+    }
+    page_end_array(const page_end_array&) = delete;
+    page_end_array& operator=(const page_end_array&) = delete;
+    ~page_end_array() { munmap(mapping_, readable_ + page_); }
+    [[nodiscard]] T* data() { return reinterpret_cast<T*>(static_cast<char*>(mapping_) + readable_) - count_; }
+    [[nodiscard]] std::size_t size() const { return count_; }
+
+private:
+    std::size_t count_, page_ = 0, readable_ = 0;
+    void* mapping_ = nullptr;
+};
+#endif
+
 inline std::string describe_layout(const std::vector<std::size_t>& sizes, const std::vector<std::ptrdiff_t>& strides) {
     std::ostringstream out;
     out << "sizes {";

@@ -182,6 +182,50 @@ TEMPLATE_LIST_TEST_CASE("reduce: back-to-back narrow rows give each row the padd
     }
 }
 
+#if TENSOROPS_TEST_HAS_PAGE_GUARD
+// Back-to-back rows shorter than a register are read a whole register each where the rows after them are input
+// (reduce_kernels.hpp, reduce_short_rows; argmax's short rows likewise): never past the tensor's last element. Rows
+// ending at an inaccessible page, every length below a register and a few past it, with rows left over from the
+// groups of eight and of W: a read past the last row faults; every value is the padded rows' (partial loads), bit
+// for bit.
+TEMPLATE_LIST_TEST_CASE("reduce: back-to-back short rows ending at an inaccessible page are read within the tensor", "",
+                        tensorops_test::builtin_types) {
+    using T = TestType;
+    constexpr std::size_t W = simd::lanes<T>;
+    test_rng rng(std::string("reduce rows at a page end ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    std::size_t case_index = 0;
+    for (std::size_t length = 1; length <= W + 1; ++length) {
+        for (const std::size_t rows : {std::size_t{1}, std::size_t{2}, std::size_t{9}, W + 3}) {
+            for (const reduce_function f : {reduce_function::sum, reduce_function::max, reduce_function::log_sum_exp, reduce_function::argmax}) {
+                if (std::is_integral_v<T> && f == reduce_function::log_sum_exp) continue;
+                if (!tensorops_test::runs_in_this_build(case_index++)) continue;
+                tensorops_test::page_end_array<T> packed(rows * length);
+                std::vector<T> values(rows * length);
+                for (auto& v : values) v = tensorops_test::random_value<T>(rng);
+                std::copy(values.begin(), values.end(), packed.data());
+                const std::vector<std::size_t> sizes{rows, length}, out_sizes{rows, 1};
+                guarded_buffer<T> padded(sizes, {static_cast<std::ptrdiff_t>(length + 1), 1});
+                padded.assign(values);
+                const tensor_view<const T> packed_view(packed.data(), {rows, length});
+                INFO(rows << " rows of " << length << ", function " << static_cast<int>(f));
+                if (f == reduce_function::argmax) {
+                    std::vector<std::int64_t> got(rows), expected(rows);
+                    argmax(packed_view, tensor_view<std::int64_t>(got.data(), {rows, 1}), {1});
+                    argmax(padded.const_view(), tensor_view<std::int64_t>(expected.data(), {rows, 1}), {1});
+                    CHECK(got == expected);
+                } else {
+                    std::vector<T> got(rows), expected(rows);
+                    reduce(packed_view, tensor_view<T>(got.data(), {rows, 1}), f, {1});
+                    reduce(padded.const_view(), tensor_view<T>(expected.data(), {rows, 1}), f, {1});
+                    CHECK(std::memcmp(got.data(), expected.data(), rows * sizeof(T)) == 0);
+                }
+            }
+        }
+    }
+}
+#endif
+
 // Log-sum-exp of short rows whose maximum is not finite — all −inf, a +inf, a NaN — beside ordinary rows in the same
 // group of eight: each row's own answer (SEMANTICS.md §2), whichever lane of the group it takes.
 // Log-sum-exp along an outer axis takes blocks of lse_block_rows rows in one pass, eight rows at a time, shifting each

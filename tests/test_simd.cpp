@@ -150,8 +150,13 @@ TEMPLATE_LIST_TEST_CASE("simd: partial loads and stores touch only their element
     for (auto& v : source) v = tensorops_test::random_value<T>(rng);
     for (std::size_t count = 0; count <= W<T>; ++count) {
         if (count < W<T>) {
-            const auto lanes = simd::to_array(simd::load_partial(source.data(), count, C<T>(7)));
-            for (std::size_t i = 0; i < W<T>; ++i) CHECK(same<T>(lanes[i], i < count ? static_cast<C<T>>(source[i]) : C<T>(7)));
+            // From a heap block of exactly `count` elements, so that AddressSanitizer sees a read past them; with
+            // fill 0 too (the masked loads leave zeros there, without a blend).
+            const std::vector<T> exact(source.begin(), source.begin() + static_cast<std::ptrdiff_t>(count));
+            for (const C<T> fill : {C<T>(7), C<T>(0)}) {
+                const auto lanes = simd::to_array(simd::load_partial(exact.data(), count, fill));
+                for (std::size_t i = 0; i < W<T>; ++i) CHECK(same<T>(lanes[i], i < count ? static_cast<C<T>>(source[i]) : fill));
+            }
         }
         std::vector<T> destination(W<T> + 2, T(3));
         simd::store_partial(destination.data() + 1, simd::load(source.data()), count);
@@ -160,6 +165,19 @@ TEMPLATE_LIST_TEST_CASE("simd: partial loads and stores touch only their element
         for (std::size_t i = count; i < W<T> + 1; ++i) CHECK(tensorops_test::same_bits(destination[1 + i], T(3)));
     }
 }
+
+#if TENSOROPS_TEST_HAS_PAGE_GUARD
+TEMPLATE_LIST_TEST_CASE("simd: a partial load ending at a page's end reads nothing past it", "", tensorops_test::builtin_types) {
+    using T = TestType;
+    tensorops_test::page_end_array<T> page_end(W<T>);  // the page after it faults when read
+    for (std::size_t i = 0; i < W<T>; ++i) page_end.data()[i] = static_cast<T>(static_cast<C<T>>(i % 5 + 1));
+    for (std::size_t count = 0; count < W<T>; ++count) {
+        const T* const source = page_end.data() + (W<T> - count);  // its last element ends the page
+        const auto lanes = simd::to_array(simd::load_partial(source, count, C<T>(7)));
+        for (std::size_t i = 0; i < W<T>; ++i) CHECK(same<T>(lanes[i], i < count ? static_cast<C<T>>(source[i]) : C<T>(7)));
+    }
+}
+#endif
 
 TEMPLATE_LIST_TEST_CASE("simd: horizontal sum, product, min and max", "", tensorops_test::builtin_types) {
     using T = TestType;

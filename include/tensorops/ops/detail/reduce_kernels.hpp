@@ -689,13 +689,15 @@ log_sum_exp_state<typename R::accumulator> log_sum_exp_of_runs(const executor_re
 // costs more than reading them (64 MiB of f32 rows of 8 elements: SUM 38.8 ms, MAX 83.8 ms, where one read takes
 // 2.3–5 ms; rows of 3: SUM 66 ms). Here the rows are taken short_row_group at a time: each row's vectors are
 // combined in order into one accumulator — its last, partial vector read as the row's last W elements with the
-// lanes already counted set to the identity, a run shorter than a vector as one partial load — and the group's
+// lanes already counted set to the identity, a run shorter than a vector as one vector with the lanes past it set to
+// the identity (read whole where the rows after it are the input's, else by a partial load) — and the group's
 // accumulators are folded into one register by simd::reduce_lanes_of_rows, lane p holding row p's combination,
 // which is finished lane-wise and written. Each row hints the pages simd::page_prefetch_distance past it (the rows to
 // come, when they lie back to back; 64 MiB of f32 rows of 256 and 64, SUM 11–12 → 13–13.5 and 13.5–14 → 18–21 GB/s
 // against a hint per line 4 KiB ahead, Zen 5 guest in 4 KiB pages). A row's arithmetic does not depend on its group (a short group repeats
 // its last row), so pieces of the outputs on any executor compute what the whole does. Log-sum-exp reads the group
-// twice: its maxima first, then the sums of e^(x − shift) (from L1). Float sums: one accumulator of ≤ 64
+// twice: its maxima first, then the sums of e^(x − shift) (from L1); the groups of a batch take each step in turn
+// (reduce_short_rows). Float sums: one accumulator of ≤ 64
 // elements per lane, then the lanes pairwise (the general kernel sums up to cascade_block = 128 per lane).
 
 /// Rows of at most this many vectors of up to 32 bytes take the short-row kernel (beyond, the general kernel was as fast
@@ -723,34 +725,50 @@ template <class T>
 inline constexpr std::size_t short_row_group = std::min<std::size_t>(simd::lanes<T>, 8);
 
 /// Lane p (p < G) = r's combination of the `length` (≥ 1) contiguous elements at rows[p], lifted with
-/// shift_of(p) (a register; ignored by reductions that are not shifted).
+/// shift_of(p) (a register; ignored by reductions that are not shifted). Rows shorter than a register are one
+/// vector each, its lanes from `length` on set to the identity: read whole where `whole` (the caller knows that W
+/// elements from each row's start are input elements: the rows after it), else by a partial load. The lanes that
+/// count are the same either way, and so is the value.
 template <class T, class R, std::size_t G, class Shift>
 [[gnu::always_inline]] inline simd::pack<T> combine_short_rows(const std::array<const T*, G>& rows, std::size_t length, const R& r,
-                                                                  const Shift& shift_of) {
+                                                                  const Shift& shift_of, bool whole = false) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
     constexpr std::size_t W = P::size;
     const P identity(static_cast<C>(r.identity()));
     std::array<P, G> acc;
-    if (length < W) {  // one partial vector per row
+    if (length < W) {  // one vector per row
         const auto valid = simd::detail::lanes_below<P>(length);
-        iter::unrolled<G>([&](auto k) {
-            acc[k] = simd::select(valid, r.lift_lanes(simd::load_partial(rows[k], length, C(0)), shift_of(k)), identity);
-        });
-    } else {
-        iter::unrolled<G>([&](auto k) {
-            simd::prefetch_stream_ahead(rows[k], length * sizeof(T));
-            acc[k] = r.lift_lanes(simd::load(rows[k]), shift_of(k));
-        });
-        std::size_t j = W;
-        for (; j + W <= length; j += W)
-            iter::unrolled<G>([&](auto k) { acc[k] = r.combine_lanes(acc[k], r.lift_lanes(simd::load(rows[k] + j), shift_of(k))); });
-        if (j < length) {  // the last W elements, of which the first W − (length − j) were counted already
-            const auto counted = simd::detail::lanes_below<P>(W - (length - j));
+        if (whole)
+            iter::unrolled<G>([&](auto k) { acc[k] = simd::select(valid, r.lift_lanes(simd::load(rows[k]), shift_of(k)), identity); });
+        else
             iter::unrolled<G>([&](auto k) {
-                acc[k] = r.combine_lanes(acc[k], simd::select(counted, identity, r.lift_lanes(simd::load(rows[k] + length - W), shift_of(k))));
+                acc[k] = simd::select(valid, r.lift_lanes(simd::load_partial(rows[k], length, C(0)), shift_of(k)), identity);
             });
-        }
+    } else {
+        // Rows S at a time: log-sum-exp's terms take enough constants that eight accumulators spilled.
+        constexpr std::size_t S = R::shifted ? std::min<std::size_t>(G, 4) : G;
+        iter::unrolled<G / S>([&](auto half) {
+            constexpr std::size_t first = half * S;
+            iter::unrolled<S>([&](auto i) {
+                constexpr std::size_t k = first + i;
+                simd::prefetch_stream_ahead(rows[k], length * sizeof(T));
+                acc[k] = r.lift_lanes(simd::load(rows[k]), shift_of(k));
+            });
+            std::size_t j = W;
+            for (; j + W <= length; j += W)
+                iter::unrolled<S>([&](auto i) {
+                    constexpr std::size_t k = first + i;
+                    acc[k] = r.combine_lanes(acc[k], r.lift_lanes(simd::load(rows[k] + j), shift_of(k)));
+                });
+            if (j < length) {  // the last W elements, of which the first W − (length − j) were counted already
+                const auto counted = simd::detail::lanes_below<P>(W - (length - j));
+                iter::unrolled<S>([&](auto i) {
+                    constexpr std::size_t k = first + i;
+                    acc[k] = r.combine_lanes(acc[k], simd::select(counted, identity, r.lift_lanes(simd::load(rows[k] + length - W), shift_of(k))));
+                });
+            }
+        });
     }
     return simd::reduce_lanes_of_rows(acc, [&](const P& a, const P& b) { return r.combine_lanes(a, b); });
 }
@@ -941,26 +959,27 @@ void reduce_narrow_rows(const T* x, T* y, std::size_t n, std::ptrdiff_t out_step
     });
 }
 
+/// Groups of rows the short-row kernel takes in a batch: it accumulates each group first (their maxima, for log-sum-exp,
+/// then their sums), and finishes them after. See reduce_short_rows.
+inline constexpr std::size_t short_row_batch = 8;
+/// Bytes of rows a batch reads at most (its groups fewer where the rows are long), so that log-sum-exp's second
+/// reading finds them in L1.
+inline constexpr std::size_t short_row_batch_bytes = 16 * 1024;
+
 /// The short-row kernel (see above) for rows of `length` elements, 1 ≤ length ≤ short_row_limit<T, R>.
+/// Groups are taken a batch at a time (up to short_row_batch groups, short_row_batch_bytes of rows), phase by phase:
+/// for log-sum-exp every group's maxima, then every group's sums of terms, then every group's finish (a logarithm,
+/// which is a call: every vector register live across it is spilled). One group at a time, each group's chain of
+/// dependent steps (maxima → shifts → terms → sums → logarithm: some 200 cycles of latency for ~50 of work) left the
+/// out-of-order window waiting; phases over independent groups overlap. A row's arithmetic is the same either way.
 template <class T, class R>
 void reduce_short_rows(const T* input, T* output, const iter::loop_nest<2>& kept, std::size_t length, const R& r) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
     constexpr std::size_t G = short_row_group<T>;
-    // The finished values of the G rows at rows[0 … G), lane k holding rows[k]'s.
-    const auto group_values = [&](const std::array<const T*, G>& rows) {
-        const auto no_shift = [](std::size_t) { return P(C(0)); };
-        P total, shift(C(0));
-        if constexpr (R::shifted) {  // log-sum-exp: the maxima, then Σ e^(x − shift) where the maximum is finite
-            const P top = combine_short_rows(rows, length, extreme_reduction<T, true>{}, no_shift);
-            shift = R::shift_for_lanes(top);
-            const auto shifts = simd::to_array(shift);
-            total = R::sum_for_non_finite_lanes(top, combine_short_rows(rows, length, r, [&](std::size_t k) { return P(shifts[k]); }));
-        } else {
-            total = combine_short_rows(rows, length, r, no_shift);
-        }
-        return simd::to_array(r.finish_lanes(total, length, shift));
-    };
+    constexpr std::size_t B = short_row_batch;
+    const std::size_t groups_per_batch = std::clamp<std::size_t>(short_row_batch_bytes / (G * length * sizeof(T)), 1, B);
+    const auto no_shift = [](std::size_t) { return P(C(0)); };
     // The rows along the innermost kept dimension are taken G at a time with their pointers stepped here: a closure
     // call and a nest step per row cost more than a row of a few elements (SUM of rows of 3 floats: 64 instructions
     // per row that way). A line's last group repeats its last row.
@@ -968,7 +987,8 @@ void reduce_short_rows(const T* input, T* output, const iter::loop_nest<2>& kept
     const std::size_t n = kept.rank == 0 ? 1 : kept.sizes[inner];
     const std::ptrdiff_t in_step = kept.rank == 0 ? 0 : kept.strides[1][inner];
     const std::ptrdiff_t out_step = kept.rank == 0 ? 0 : kept.strides[0][inner];
-    const bool narrow = has_narrow_row_kernel<T> && in_step == static_cast<std::ptrdiff_t>(length) && length >= 2 && length <= narrow_row_max &&
+    const bool back_to_back = in_step == static_cast<std::ptrdiff_t>(length);
+    const bool narrow = has_narrow_row_kernel<T> && back_to_back && length >= 2 && length <= narrow_row_max &&
                         length < P::size;  // back-to-back rows narrower than a register: the narrow-row kernel
     iter::for_each_outer_index(kept, inner, [&](const std::array<std::ptrdiff_t, 2>& line) {
         const T* x = input + line[1];
@@ -976,17 +996,51 @@ void reduce_short_rows(const T* input, T* output, const iter::loop_nest<2>& kept
         if constexpr (has_narrow_row_kernel<T>) {
             if (narrow) return reduce_narrow_rows(x, y, n, out_step, length, r);
         }
-        std::array<const T*, G> rows;
-        std::size_t i = 0;
-        for (; i + G <= n; i += G, x += static_cast<std::ptrdiff_t>(G) * in_step, y += static_cast<std::ptrdiff_t>(G) * out_step) {
-            iter::unrolled<G>([&](auto k) { rows[k] = x + static_cast<std::ptrdiff_t>(k) * in_step; });
-            const auto values = group_values(rows);
-            iter::unrolled<G>([&](auto k) { y[static_cast<std::ptrdiff_t>(k) * out_step] = static_cast<T>(values[k]); });
-        }
-        if (const std::size_t here = n - i; here != 0) {
-            iter::unrolled<G>([&](auto k) { rows[k] = x + static_cast<std::ptrdiff_t>(std::min<std::size_t>(k, here - 1)) * in_step; });
-            const auto values = group_values(rows);
-            for (std::size_t k = 0; k < here; ++k) y[static_cast<std::ptrdiff_t>(k) * out_step] = static_cast<T>(values[k]);
+        // Rows first … first + G − 1 of the line, the last row repeated past its end.
+        const auto group_rows = [&](std::size_t first) TENSOROPS_INLINE_STEP {
+            std::array<const T*, G> rows;
+            if (first + G <= n) iter::unrolled<G>([&](auto k) { rows[k] = x + static_cast<std::ptrdiff_t>(first + k) * in_step; });
+            else iter::unrolled<G>([&](auto k) { rows[k] = x + static_cast<std::ptrdiff_t>(std::min<std::size_t>(first + k, n - 1)) * in_step; });
+            return rows;
+        };
+        // Whether the rows of the group from row `first` may be read a whole register each (rows shorter than one):
+        // where the line's rows lie back to back and W elements from the group's last row end within the line, they
+        // are the input's own elements (nothing past the line is read: it may be another tensor's, or unmapped). A
+        // partial load of 8- and 16-bit lanes goes through memory (int8 rows of 3: 19 ns a row that way, 0.3 read
+        // whole).
+        const auto whole_rows = [&](std::size_t first) TENSOROPS_INLINE_STEP {
+            return back_to_back && (std::min(first + G, n) - 1) * length + P::size <= n * length;
+        };
+        for (std::size_t first = 0; first < n; first += G * groups_per_batch) {
+            const std::size_t groups = std::min(groups_per_batch, (n - first + G - 1) / G);
+            std::array<P, B> totals, shifts;
+            if constexpr (R::shifted) {  // log-sum-exp: the maxima, then Σ e^(x − shift) where the maximum is finite
+                std::array<P, B> tops;
+                for (std::size_t b = 0; b < groups; ++b) {
+                    const std::size_t row = first + b * G;
+                    tops[b] = combine_short_rows(group_rows(row), length, extreme_reduction<T, true>{}, no_shift, whole_rows(row));
+                    shifts[b] = R::shift_for_lanes(tops[b]);
+                }
+                for (std::size_t b = 0; b < groups; ++b) {
+                    const std::size_t row = first + b * G;
+                    const auto shift = simd::to_array(shifts[b]);
+                    totals[b] = R::sum_for_non_finite_lanes(
+                        tops[b], combine_short_rows(group_rows(row), length, r, [&](std::size_t k) { return P(shift[k]); }, whole_rows(row)));
+                }
+            } else {
+                for (std::size_t b = 0; b < groups; ++b) {
+                    const std::size_t row = first + b * G;
+                    totals[b] = combine_short_rows(group_rows(row), length, r, no_shift, whole_rows(row));
+                    shifts[b] = P(C(0));
+                }
+            }
+            for (std::size_t b = 0; b < groups; ++b) {
+                const auto values = simd::to_array(r.finish_lanes(totals[b], length, shifts[b]));
+                const std::size_t row = first + b * G, here = std::min(G, n - row);
+                T* out = y + static_cast<std::ptrdiff_t>(row) * out_step;
+                if (here == G) iter::unrolled<G>([&](auto k) { out[static_cast<std::ptrdiff_t>(k) * out_step] = static_cast<T>(values[k]); });
+                else for (std::size_t k = 0; k < here; ++k) out[static_cast<std::ptrdiff_t>(k) * out_step] = static_cast<T>(values[k]);
+            }
         }
     });
 }

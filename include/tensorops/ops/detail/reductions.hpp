@@ -169,7 +169,7 @@ struct extreme_reduction {
     template <class P>
     [[nodiscard]] P lift_lanes(const P& x, const P&) const { return x; }
     template <class P>
-    [[nodiscard]] P combine_lanes(const P& a, const P& b) const {
+    [[nodiscard, gnu::always_inline]] P combine_lanes(const P& a, const P& b) const {
         return Maximum ? simd::max_propagate_nan(a, b) : simd::min_propagate_nan(a, b);
     }
     template <class P>
@@ -199,7 +199,7 @@ struct log_sum_exp_reduction {
         return isinf(maximum) ? accumulator(0) : maximum;
     }
     template <class P>
-    [[nodiscard]] static P shift_for_lanes(const P& maximum) {
+    [[nodiscard, gnu::always_inline]] static P shift_for_lanes(const P& maximum) {
         using C = typename P::value_type;
         return simd::select(simd::abs(maximum) == P(std::numeric_limits<C>::infinity()), P(C(0)), maximum);
     }
@@ -213,7 +213,7 @@ struct log_sum_exp_reduction {
     /// Lanes whose maximum is finite keep `sum`; the others get sum_for_non_finite (an exponential computed only
     /// when some lane needs it).
     template <class P>
-    [[nodiscard]] static P sum_for_non_finite_lanes(const P& maximum, const P& sum) {
+    [[nodiscard, gnu::always_inline]] static P sum_for_non_finite_lanes(const P& maximum, const P& sum) {
         using C = typename P::value_type;
         const auto finite = simd::abs(maximum) < P(std::numeric_limits<C>::infinity());
         if (!simd::any(!finite)) return sum;
