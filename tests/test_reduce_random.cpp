@@ -138,9 +138,10 @@ TEMPLATE_LIST_TEST_CASE("reduce: short contiguous rows, every length class, grou
     }
 }
 
-// Back-to-back rows narrower than a register (2 ≤ length ≤ narrow_row_max, 32- and 64-bit lanes) take the narrow-row
-// kernel, which assembles W rows' components from L whole registers by permutes and blends; it must give every row
-// exactly the short-row kernel's value (reduce_kernels.hpp), which the same rows with a padded row stride take —
+// Back-to-back rows narrower than a register (2 ≤ length ≤ narrow_row_max; 32- and 64-bit lanes, 8- and 16-bit
+// integers widened to 32-bit lanes) take the narrow-row kernel, which assembles W rows' components from L whole
+// registers by permutes and blends; it must give every row exactly the short-row kernel's value (reduce_kernels.hpp),
+// which the same rows with a padded row stride take —
 // NaN, −0 and infinities included, for every whole group of W rows and the partial rest, into a packed or strided
 // output. Lengths up to W + 1 cover both kernels' limits; types without the kernel must agree as well.
 TEMPLATE_LIST_TEST_CASE("reduce: back-to-back narrow rows give each row the padded rows' value, bit for bit", "", tensorops_test::builtin_types) {

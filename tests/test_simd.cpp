@@ -179,6 +179,34 @@ TEMPLATE_LIST_TEST_CASE("simd: a partial load ending at a page's end reads nothi
 }
 #endif
 
+TEMPLATE_TEST_CASE("simd: 8- and 16-bit integers widened to 32-bit lanes and narrowed back", "", std::int8_t, std::uint8_t, std::int16_t,
+                   std::uint16_t) {
+    using T = TestType;
+    using U = std::conditional_t<std::is_signed_v<T>, std::int32_t, std::uint32_t>;
+    constexpr std::size_t N = simd::lanes<U>;
+    test_rng rng("simd widen");
+    INFO(rng.describe());
+    std::vector<T> source(N);
+    for (auto& v : source) v = tensorops_test::random_value<T>(rng);
+    source[0] = std::numeric_limits<T>::min();
+    source[N - 1] = std::numeric_limits<T>::max();
+    const auto widened = simd::to_array(simd::load_widened<U>(source.data()));
+    for (std::size_t i = 0; i < N; ++i) CHECK(widened[i] == static_cast<U>(source[i]));  // sign- or zero-extended
+    for (std::size_t count = 0; count < N; ++count) {
+        const std::vector<T> exact(source.begin(), source.begin() + static_cast<std::ptrdiff_t>(count));
+        const auto partial = simd::to_array(simd::load_widened_partial<U>(exact.data(), count));
+        for (std::size_t i = 0; i < N; ++i) CHECK(partial[i] == (i < count ? static_cast<U>(source[i]) : U(0)));
+    }
+    // Lanes past T's range come back truncated (the value modulo 2^n); nothing is written past the N elements.
+    std::array<U, N> lanes_out;
+    for (std::size_t i = 0; i < N; ++i) lanes_out[i] = static_cast<U>(rng.uniform<std::uint32_t>(0, 0xFFFFFFFFu));
+    std::vector<T> destination(N + 2, T(5));
+    simd::store_narrowed<T, U>(destination.data() + 1, simd::from_array<simd::pack<U>>(lanes_out));
+    CHECK(destination[0] == T(5));
+    for (std::size_t i = 0; i < N; ++i) CHECK(destination[1 + i] == static_cast<T>(lanes_out[i]));
+    CHECK(destination[N + 1] == T(5));
+}
+
 TEMPLATE_LIST_TEST_CASE("simd: horizontal sum, product, min and max", "", tensorops_test::builtin_types) {
     using T = TestType;
     using P = simd::pack<T>;

@@ -13,6 +13,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "../core/element.hpp"
@@ -312,6 +313,94 @@ template <builtin_element T>
     std::array<compute_t<T>, lanes<T>> values;
     for (std::size_t i = 0; i < lanes<T>; ++i) values[i] = i < count ? static_cast<compute_t<T>>(source[i]) : fill;
     return from_array<pack<T>>(values);
+}
+
+/// Loads lanes<U> consecutive 8- or 16-bit integers from `source` (any alignment) into the 32-bit lanes of
+/// pack<U>, sign-extended (signed T) or zero-extended: one vpmovsx/vpmovzx with SSE4.1, AVX2 or AVX-512, else
+/// through an array.
+template <class U, builtin_element T>
+    requires(std::is_integral_v<T> && sizeof(T) < 4 && std::is_integral_v<U> && sizeof(U) == 4 && std::is_signed_v<T> == std::is_signed_v<U>)
+[[nodiscard, gnu::always_inline]] inline pack<U> load_widened(const T* source) noexcept {
+    using P = pack<U>;
+#if TENSOROPS_X86_INTRINSICS && defined(__SSE4_1__)
+    if constexpr (sizeof(typename P::register_type) >= 16) {
+        constexpr bool is_signed = std::is_signed_v<T>;
+        constexpr std::size_t bytes = P::size * sizeof(T);
+        const auto at = reinterpret_cast<const __m128i*>(source);
+        if constexpr (sizeof(typename P::register_type) == 16) {
+            __m128i in;
+            if constexpr (bytes == 4) {
+                int word;
+                std::memcpy(&word, source, 4);
+                in = _mm_cvtsi32_si128(word);
+            } else {
+                in = _mm_loadl_epi64(at);
+            }
+            if constexpr (sizeof(T) == 1) return detail::from_bytes<P>(is_signed ? _mm_cvtepi8_epi32(in) : _mm_cvtepu8_epi32(in));
+            else return detail::from_bytes<P>(is_signed ? _mm_cvtepi16_epi32(in) : _mm_cvtepu16_epi32(in));
+        }
+#if defined(__AVX2__)
+        else if constexpr (sizeof(typename P::register_type) == 32) {
+            const __m128i in = bytes == 8 ? _mm_loadl_epi64(at) : _mm_loadu_si128(at);
+            if constexpr (sizeof(T) == 1) return detail::from_bytes<P>(is_signed ? _mm256_cvtepi8_epi32(in) : _mm256_cvtepu8_epi32(in));
+            else return detail::from_bytes<P>(is_signed ? _mm256_cvtepi16_epi32(in) : _mm256_cvtepu16_epi32(in));
+        }
+#endif
+#if defined(__AVX512F__)
+        else if constexpr (sizeof(typename P::register_type) == 64) {
+            if constexpr (sizeof(T) == 1) {
+                const __m128i in = _mm_loadu_si128(at);
+                return detail::from_bytes<P>(is_signed ? _mm512_cvtepi8_epi32(in) : _mm512_cvtepu8_epi32(in));
+            } else {
+                const __m256i in = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(source));
+                return detail::from_bytes<P>(is_signed ? _mm512_cvtepi16_epi32(in) : _mm512_cvtepu16_epi32(in));
+            }
+        }
+#endif
+    }
+#endif
+    std::array<U, P::size> values;
+    for (std::size_t i = 0; i < P::size; ++i) values[i] = static_cast<U>(source[i]);
+    return from_array<P>(values);
+}
+
+/// load_widened of `count` (< lanes<U>) elements, 0 in the lanes above; reads nothing past source[count - 1]. Through an
+/// array (the few rows at the end of a line take it).
+template <class U, builtin_element T>
+    requires(std::is_integral_v<T> && sizeof(T) < 4 && std::is_integral_v<U> && sizeof(U) == 4 && std::is_signed_v<T> == std::is_signed_v<U>)
+[[nodiscard, gnu::always_inline]] inline pack<U> load_widened_partial(const T* source, std::size_t count) noexcept {
+    using P = pack<U>;
+    std::array<U, P::size> values{};
+    for (std::size_t i = 0; i < count; ++i) values[i] = static_cast<U>(source[i]);
+    return from_array<P>(values);
+}
+
+/// Stores the 32-bit integer lanes of `value` truncated to lanes<U> consecutive 8- or 16-bit integers at
+/// `destination` (any alignment): the inverse of load_widened. AVX2: one byte shuffle gathers each 128-bit half's
+/// low bytes, one permute joins the halves; else through an array.
+template <builtin_element T, class U>
+    requires(std::is_integral_v<T> && sizeof(T) < 4 && std::is_integral_v<U> && sizeof(U) == 4)
+[[gnu::always_inline]] inline void store_narrowed(T* destination, const pack<U>& value) noexcept {
+    using P = pack<U>;
+#if TENSOROPS_X86_INTRINSICS && defined(__AVX2__)
+    if constexpr (sizeof(typename P::register_type) == 32) {
+        const __m256i lanes_in = detail::as_bytes(value);
+        if constexpr (sizeof(T) == 1) {
+            const __m256i low_bytes = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,  //
+                                                       0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+            const __m256i joined = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(lanes_in, low_bytes), _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0));
+            _mm_storel_epi64(reinterpret_cast<__m128i*>(destination), _mm256_castsi256_si128(joined));
+        } else {
+            const __m256i low_halves = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1,  //
+                                                        0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1);
+            const __m256i joined = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(lanes_in, low_halves), 0b1000);  // quadwords 0, 2
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(destination), _mm256_castsi256_si128(joined));
+        }
+        return;
+    }
+#endif
+    const auto lanes_in = to_array(value);
+    for (std::size_t i = 0; i < P::size; ++i) destination[i] = static_cast<T>(lanes_in[i]);
 }
 
 /// Stores the low `count` (≤ lanes<T>) lanes; writes nothing past destination[count - 1].

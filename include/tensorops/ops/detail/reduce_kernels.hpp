@@ -774,7 +774,8 @@ template <class T, class R, std::size_t G, class Shift>
 }
 
 // Narrow rows back to back: rows of L elements, 2 ≤ L ≤ narrow_row_max and L < W (the register's lanes), each row
-// right after the previous one (row stride L), in registers of 32- or 64-bit lanes.
+// right after the previous one (row stride L), in registers of 32- or 64-bit lanes — 8- and 16-bit integers widened to
+// 32-bit lanes on load (narrow_row_lane_t).
 //
 // Algorithm. The short-row kernel reads each such row with a partial load of its own and folds eight rows' registers
 // into one by a butterfly: ~9 cycles per row of 3 floats with AVX2, three times a plain loop. Here W rows are L whole
@@ -802,6 +803,29 @@ template <class T>
 inline constexpr bool has_narrow_row_kernel = [] {
     if constexpr (simd::vectorized && builtin_element<T>) return sizeof(simd::compute_t<T>) >= 4 && simd::lanes<T> > 2;
     else return false;
+}();
+
+/// The lanes reduce's narrow-row kernel computes rows of T in: T's own, or 32-bit lanes for 8- and 16-bit integers
+/// (sign- or zero-extended on load, simd::load_widened). Integer reductions keep their value modulo 2^n in wider
+/// lanes (sums, products: every T's reduction wraps) or exactly (max, min), so the truncated results are the narrow
+/// lanes' bit for bit; and eight uint8 rows of 3 become three registers of eight lanes, which the 32-bit permutes
+/// and blends take apart (reduce_narrow_rows), where the short-row kernel read one 32-lane register a row and folded
+/// it: 1.8 ns a row against ~0.2 for float rows.
+template <class T>
+using narrow_row_lane_t =
+    std::conditional_t<std::is_integral_v<T> && (sizeof(T) < 4), std::conditional_t<std::is_signed_v<T>, std::int32_t, std::uint32_t>, T>;
+
+/// Whether reduce has the narrow-row kernel for rows of T (in narrow_row_lane_t lanes), and for how many elements a
+/// row at most: narrow_row_max, below a register's lanes.
+template <class T>
+inline constexpr bool has_narrow_reduce_kernel = [] {
+    if constexpr (builtin_element<T>) return has_narrow_row_kernel<narrow_row_lane_t<T>>;
+    else return false;
+}();
+template <class T>
+inline constexpr std::size_t narrow_reduce_row_max = [] {
+    if constexpr (has_narrow_reduce_kernel<T>) return std::min(narrow_row_max, simd::lanes<narrow_row_lane_t<T>> - 1);
+    else return std::size_t{0};
 }();
 
 namespace narrow_rows {
@@ -903,19 +927,24 @@ template <std::size_t W, std::size_t L, class P, class R>
 
 }  // namespace narrow_rows
 
-/// The narrow-row kernel (see above): n rows of L elements at x, back to back; row k's value to y[k · out_step].
-template <std::size_t L, class T, class R>
-void reduce_narrow_rows(const T* x, T* y, std::size_t n, std::ptrdiff_t out_step, const R& r) {
-    using P = simd::pack<T>;
-    using C = simd::compute_t<T>;
+/// The narrow-row kernel (see above): n rows of L elements at x, back to back; row k's value to y[k · out_step]. Rows of
+/// 8- and 16-bit integers in 32-bit lanes (narrow_row_lane_t), by reduction R rebound to them.
+template <std::size_t L, class T, class TypedR>
+void reduce_narrow_rows(const T* x, T* y, std::size_t n, std::ptrdiff_t out_step, const TypedR&) {
+    using U = narrow_row_lane_t<T>;
+    using R = rebind_reduction_t<TypedR, U>;
+    using P = simd::pack<U>;
+    using C = simd::compute_t<U>;
     constexpr std::size_t W = P::size;
+    constexpr bool widened = !std::is_same_v<U, T>;
     static_assert(L >= 2 && L < W);
+    const R r{};
     // Row p's finished value in lane p, as the short-row kernel's group_values computes it for a row shorter than W.
     const auto rows_of = [&](const std::array<P, L>& v) TENSOROPS_INLINE_STEP {
         const P no_shift(C(0));
         std::array<P, L> lifted;
         if constexpr (R::shifted) {  // log-sum-exp: the maxima, then Σ e^(x − shift) where the maximum is finite
-            const P top = narrow_rows::fold_rows<W>(narrow_rows::components(v), extreme_reduction<T, true>{});
+            const P top = narrow_rows::fold_rows<W>(narrow_rows::components(v), extreme_reduction<U, true>{});
             const P shift = R::shift_for_lanes(top);
             iter::unrolled<L>([&](auto s) { lifted[s] = r.lift_lanes(v[s], simd::permute_constant<narrow_rows::row_of_lane<L, s>>(shift)); });
             return r.finish_lanes(R::sum_for_non_finite_lanes(top, narrow_rows::fold_rows<W>(narrow_rows::components(lifted), r)), L, shift);
@@ -925,60 +954,70 @@ void reduce_narrow_rows(const T* x, T* y, std::size_t n, std::ptrdiff_t out_step
         }
     };
     // A whole register to consecutive outputs at once, otherwise element by element (float16: simd::store and the
-    // element conversion round alike, NaN payloads included — core/float16.hpp).
+    // element conversion round alike, NaN payloads included — core/float16.hpp; widened lanes: truncated to T, the
+    // value modulo 2^n).
     const auto store = [&](T* out, const P& values, std::size_t count) TENSOROPS_INLINE_STEP {
-        if (out_step == 1 && count == W) return simd::store(out, values);
+        if (out_step == 1 && count == W) {
+            if constexpr (widened) return simd::store_narrowed<T, U>(out, values);
+            else return simd::store(out, values);
+        }
         const auto lanes = simd::to_array(values);
         for (std::size_t k = 0; k < count; ++k) out[static_cast<std::ptrdiff_t>(k) * out_step] = static_cast<T>(lanes[k]);
+    };
+    const auto load = [](const T* at) TENSOROPS_INLINE_STEP {
+        if constexpr (widened) return simd::load_widened<U>(at);
+        else return simd::load(at);
+    };
+    const auto load_partial = [](const T* at, std::size_t count) TENSOROPS_INLINE_STEP {
+        if constexpr (widened) return simd::load_widened_partial<U>(at, count);
+        else return simd::load_partial(at, count, C(0));
     };
     std::size_t i = 0;
     for (; i + W <= n; i += W, x += W * L, y += static_cast<std::ptrdiff_t>(W) * out_step) {
         std::array<P, L> v;
-        iter::unrolled<L>([&](auto s) { v[s] = simd::load(x + s * W); });
+        iter::unrolled<L>([&](auto s) { v[s] = load(x + s * W); });
         store(y, rows_of(v), W);
     }
     if (const std::size_t rest = n - i; rest != 0) {  // partial loads; the lanes past the rows are not stored
         std::array<P, L> v;
         iter::unrolled<L>([&](auto s) {
             const std::size_t first = s * W, available = rest * L > first ? std::min(W, rest * L - first) : 0;
-            v[s] = available == 0 ? P(C(0)) : simd::load_partial(x + first, available, C(0));
+            v[s] = available == 0 ? P(C(0)) : load_partial(x + first, available);
         });
         store(y, rows_of(v), rest);
     }
 }
 
-/// reduce_narrow_rows for the row length `length` (2 ≤ length ≤ narrow_row_max, length < W).
+/// reduce_narrow_rows for the row length `length` (2 ≤ length ≤ narrow_reduce_row_max<T>).
 template <class T, class R>
 void reduce_narrow_rows(const T* x, T* y, std::size_t n, std::ptrdiff_t out_step, std::size_t length, const R& r) {
-    constexpr std::size_t W = simd::lanes<T>;
     iter::unrolled<narrow_row_max - 1>([&](auto k) {
         constexpr std::size_t L = k + 2;
-        if constexpr (L < W) {
+        if constexpr (L <= narrow_reduce_row_max<T>) {
             if (length == L) reduce_narrow_rows<L>(x, y, n, out_step, r);
         }
     });
 }
 
-/// Groups of rows the short-row kernel takes in a batch: it accumulates each group first (their maxima, for log-sum-exp,
-/// then their sums), and finishes them after. See reduce_short_rows.
+/// Groups of rows whose finish the short-row kernel defers to the end of a batch (see reduce_short_rows).
 inline constexpr std::size_t short_row_batch = 8;
-/// Bytes of rows a batch reads at most (its groups fewer where the rows are long), so that log-sum-exp's second
-/// reading finds them in L1.
-inline constexpr std::size_t short_row_batch_bytes = 16 * 1024;
 
 /// The short-row kernel (see above) for rows of `length` elements, 1 ≤ length ≤ short_row_limit<T, R>.
-/// Groups are taken a batch at a time (up to short_row_batch groups, short_row_batch_bytes of rows), phase by phase:
-/// for log-sum-exp every group's maxima, then every group's sums of terms, then every group's finish (a logarithm,
-/// which is a call: every vector register live across it is spilled). One group at a time, each group's chain of
-/// dependent steps (maxima → shifts → terms → sums → logarithm: some 200 cycles of latency for ~50 of work) left the
-/// out-of-order window waiting; phases over independent groups overlap. A row's arithmetic is the same either way.
+/// Groups are accumulated one after the other (for log-sum-exp its maxima, then its terms, while the group is in L1)
+/// and finished short_row_batch at a time after them: the finish of log-sum-exp and LOG_SUM is a logarithm, a call
+/// across which every live vector register is spilled, and whose latency, at the end of each group's chain of
+/// dependent steps, the next group's loads had waited behind. f32 [rows, L], one thread, ns a row, one group at a time
+/// → finished in batches (with the max combine and log-sum-exp's shift helpers always inline, which GCC had left calls
+/// in the batched loop): log-sum-exp, 512 KiB, rows of 8 / 16 / 64 6.8 / 8.8 / 21.7 → 5.5 / 7.6 / 20.7; LOG_SUM of 64
+/// 6.4 → 3.8; 64 MiB from memory, rows of 8 7.0 → 5.8. (Taking every group's maxima first, then every group's terms,
+/// was faster in cache but left the memory stream idle through the terms: log-sum-exp of 64 MiB of rows of 64 33.8 →
+/// 51.4 ns a row.)
 template <class T, class R>
 void reduce_short_rows(const T* input, T* output, const iter::loop_nest<2>& kept, std::size_t length, const R& r) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
     constexpr std::size_t G = short_row_group<T>;
     constexpr std::size_t B = short_row_batch;
-    const std::size_t groups_per_batch = std::clamp<std::size_t>(short_row_batch_bytes / (G * length * sizeof(T)), 1, B);
     const auto no_shift = [](std::size_t) { return P(C(0)); };
     // The rows along the innermost kept dimension are taken G at a time with their pointers stepped here: a closure
     // call and a nest step per row cost more than a row of a few elements (SUM of rows of 3 floats: 64 instructions
@@ -988,12 +1027,12 @@ void reduce_short_rows(const T* input, T* output, const iter::loop_nest<2>& kept
     const std::ptrdiff_t in_step = kept.rank == 0 ? 0 : kept.strides[1][inner];
     const std::ptrdiff_t out_step = kept.rank == 0 ? 0 : kept.strides[0][inner];
     const bool back_to_back = in_step == static_cast<std::ptrdiff_t>(length);
-    const bool narrow = has_narrow_row_kernel<T> && back_to_back && length >= 2 && length <= narrow_row_max &&
-                        length < P::size;  // back-to-back rows narrower than a register: the narrow-row kernel
+    const bool narrow = has_narrow_reduce_kernel<T> && back_to_back && length >= 2 &&
+                        length <= narrow_reduce_row_max<T>;  // back-to-back rows narrower than a register: the narrow-row kernel
     iter::for_each_outer_index(kept, inner, [&](const std::array<std::ptrdiff_t, 2>& line) {
         const T* x = input + line[1];
         T* y = output + line[0];
-        if constexpr (has_narrow_row_kernel<T>) {
+        if constexpr (has_narrow_reduce_kernel<T>) {
             if (narrow) return reduce_narrow_rows(x, y, n, out_step, length, r);
         }
         // Rows first … first + G − 1 of the line, the last row repeated past its end.
@@ -1011,21 +1050,18 @@ void reduce_short_rows(const T* input, T* output, const iter::loop_nest<2>& kept
         const auto whole_rows = [&](std::size_t first) TENSOROPS_INLINE_STEP {
             return back_to_back && (std::min(first + G, n) - 1) * length + P::size <= n * length;
         };
-        for (std::size_t first = 0; first < n; first += G * groups_per_batch) {
-            const std::size_t groups = std::min(groups_per_batch, (n - first + G - 1) / G);
+        for (std::size_t first = 0; first < n; first += G * B) {
+            const std::size_t groups = std::min(B, (n - first + G - 1) / G);
             std::array<P, B> totals, shifts;
             if constexpr (R::shifted) {  // log-sum-exp: the maxima, then Σ e^(x − shift) where the maximum is finite
-                std::array<P, B> tops;
                 for (std::size_t b = 0; b < groups; ++b) {
                     const std::size_t row = first + b * G;
-                    tops[b] = combine_short_rows(group_rows(row), length, extreme_reduction<T, true>{}, no_shift, whole_rows(row));
-                    shifts[b] = R::shift_for_lanes(tops[b]);
-                }
-                for (std::size_t b = 0; b < groups; ++b) {
-                    const std::size_t row = first + b * G;
+                    const auto rows = group_rows(row);
+                    const bool whole = whole_rows(row);
+                    const P top = combine_short_rows(rows, length, extreme_reduction<T, true>{}, no_shift, whole);
+                    shifts[b] = R::shift_for_lanes(top);
                     const auto shift = simd::to_array(shifts[b]);
-                    totals[b] = R::sum_for_non_finite_lanes(
-                        tops[b], combine_short_rows(group_rows(row), length, r, [&](std::size_t k) { return P(shift[k]); }, whole_rows(row)));
+                    totals[b] = R::sum_for_non_finite_lanes(top, combine_short_rows(rows, length, r, [&](std::size_t k) { return P(shift[k]); }, whole));
                 }
             } else {
                 for (std::size_t b = 0; b < groups; ++b) {

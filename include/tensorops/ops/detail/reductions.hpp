@@ -303,4 +303,30 @@ struct log_sum_exp_reduction {
     [[nodiscard]] P finish_lanes(const P& a, std::size_t, const P& shift) const { return shift + simd::log(a); }
 };
 
+// ---------------------------------------------------------------------------------------------
+// The same function over another element type.
+
+/// rebind_reduction_t<R, U>: reduction R's function over elements of type U (the narrow-row kernel computes 8- and
+/// 16-bit integer rows in 32-bit lanes).
+template <class R, class U>
+struct rebind_reduction;
+template <class T, lift_kind Lift, finish_kind Finish, class U>
+struct rebind_reduction<sum_reduction<T, Lift, Finish>, U> {
+    using type = sum_reduction<U, Lift, Finish>;
+};
+template <class T, class U>
+struct rebind_reduction<product_reduction<T>, U> {
+    using type = product_reduction<U>;
+};
+template <class T, bool Maximum, class U>
+struct rebind_reduction<extreme_reduction<T, Maximum>, U> {
+    using type = extreme_reduction<U, Maximum>;
+};
+template <class T, class U>
+struct rebind_reduction<log_sum_exp_reduction<T>, U> {
+    using type = log_sum_exp_reduction<U>;
+};
+template <class R, class U>
+using rebind_reduction_t = typename rebind_reduction<R, U>::type;
+
 }  // namespace tensorops::detail
