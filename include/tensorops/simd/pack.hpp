@@ -216,6 +216,17 @@ template <builtin_element T>
     }
 }
 
+namespace detail {
+/// Mask of the lanes below `count`: compares the lane numbers with `count` (constants the compiler folds).
+template <class P>
+[[nodiscard, gnu::always_inline]] inline mask_of<P> lanes_below(std::size_t count) noexcept {
+    using C = typename P::value_type;
+    std::array<C, P::size> lane_numbers;
+    for (std::size_t i = 0; i < P::size; ++i) lane_numbers[i] = static_cast<C>(i);
+    return from_array<P>(lane_numbers) < P(static_cast<C>(count));
+}
+}  // namespace detail
+
 #if TENSOROPS_X86_INTRINSICS && defined(__AVX2__)
 namespace detail {
 /// The `bytes` (< 4 · Words) bytes at source in the low bytes of a register of Words 32-bit words (4: __m128i, 8:
@@ -285,12 +296,9 @@ template <builtin_element T>
         if (fill == compute_t<T>(0)) return loaded;  // masked-out lanes read as zero
         return detail::from_bytes<P>(_mm256_blendv_epi8(detail::as_bytes(P(fill)), detail::as_bytes(loaded), wanted));
     } else if constexpr (!std::is_same_v<T, float16> && sizeof(typename P::register_type) == 32 && (sizeof(T) == 1 || sizeof(T) == 2)) {
-        const __m256i loaded = detail::load_bytes_partial<8>(source, count * sizeof(T));
-        if (fill == compute_t<T>(0)) return detail::from_bytes<P>(loaded);  // the lanes above read as zero
-        const auto n = static_cast<char>(count);
-        const __m256i wanted = sizeof(T) == 1 ? _mm256_cmpgt_epi8(_mm256_set1_epi8(n), _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31))
-                                              : _mm256_cmpgt_epi16(_mm256_set1_epi16(n), _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-        return detail::from_bytes<P>(_mm256_blendv_epi8(detail::as_bytes(P(fill)), loaded, wanted));
+        const P loaded = detail::from_bytes<P>(detail::load_bytes_partial<8>(source, count * sizeof(T)));
+        if (fill == compute_t<T>(0)) return loaded;  // the lanes above read as zero
+        return xsimd::select(detail::lanes_below<P>(count), loaded, P(fill));
     }
 #if defined(__F16C__)
     else if constexpr (std::is_same_v<T, float16> && (P::size == 8
@@ -304,9 +312,7 @@ template <builtin_element T>
         else widened = P(_mm512_cvtph_ps(detail::load_bytes_partial<8>(source, count * sizeof(T))));
 #endif
         if (fill == 0.0f) return widened;  // the lanes above read as +0.0
-        std::array<float, P::size> lane_numbers;
-        for (std::size_t i = 0; i < P::size; ++i) lane_numbers[i] = static_cast<float>(i);
-        return xsimd::select(from_array<P>(lane_numbers) < P(static_cast<float>(count)), widened, P(fill));
+        return xsimd::select(detail::lanes_below<P>(count), widened, P(fill));
     }
 #endif
 #endif

@@ -85,15 +85,6 @@ inline constexpr bool has_byte_shifts =
     false;
 #endif
 
-/// Mask of the lanes below `count`: compares the lane numbers with `count` (constants the compiler folds).
-template <class P>
-[[nodiscard, gnu::always_inline]] inline mask_of<P> lanes_below(std::size_t count) noexcept {
-    using C = typename P::value_type;
-    std::array<C, P::size> lane_numbers;
-    for (std::size_t i = 0; i < P::size; ++i) lane_numbers[i] = static_cast<C>(i);
-    return from_array<P>(lane_numbers) < P(static_cast<C>(count));
-}
-
 }  // namespace detail
 
 /// Lane i of the result is lane i − K of `value` for i ≥ K, and `fill` for i < K (0 < K < P::size).
