@@ -695,9 +695,10 @@ log_sum_exp_state<typename R::accumulator> log_sum_exp_of_runs(const executor_re
 // which is finished lane-wise and written. Each row hints the pages simd::page_prefetch_distance past it (the rows to
 // come, when they lie back to back; 64 MiB of f32 rows of 256 and 64, SUM 11–12 → 13–13.5 and 13.5–14 → 18–21 GB/s
 // against a hint per line 4 KiB ahead, Zen 5 guest in 4 KiB pages). A row's arithmetic does not depend on its group (a short group repeats
-// its last row), so pieces of the outputs on any executor compute what the whole does. Log-sum-exp reads the group
-// twice: its maxima first, then the sums of e^(x − shift) (from L1); groups are finished (the logarithm) in batches
-// (reduce_short_rows). Float sums: one accumulator of ≤ 64
+// its last row), so pieces of the outputs on any executor compute what the whole does. Log-sum-exp takes rows of two
+// registers or more in one pass, each row's terms over a reference from its first vector
+// (log_sum_exp_short_rows_one_pass), and shorter rows, or rows that reference does not serve, in two: the group's
+// maxima, then the sums of e^(x − shift) (from L1); groups are finished (the logarithm) in batches (reduce_short_rows). Float sums: one accumulator of ≤ 64
 // elements per lane, then the lanes pairwise (the general kernel sums up to cascade_block = 128 per lane).
 
 /// Rows of at most this many vectors of up to 32 bytes take the short-row kernel (beyond, the general kernel was as fast
@@ -713,10 +714,11 @@ template <class T>
 inline constexpr std::size_t short_row_elements = short_row_vectors * std::min<std::size_t>(simd::lanes<T>, 32 / sizeof(simd::compute_t<T>));
 
 /// Rows of at most this many elements take the short-row kernel: short_row_elements, or for log-sum-exp a quarter of
-/// it (128 floats with AVX2). The short-row kernel reads a log-sum-exp group twice (maxima, then exp_shifted's
-/// terms); longer rows go to the inner kernel, one pass each (log_sum_exp_one_pass) with its horizontal steps per
-/// row. f32 in cache, AVX2, Zen 5, ns a vector of 8, short-row against inner: rows of 64 2.97 / 4.29, 128 2.51 / 2.66,
-/// 160 2.45 / 2.36, 192 2.44 / 2.16, 256 2.44 / 1.90, 512 2.37 / 1.52.
+/// it (128 floats with AVX2); longer log-sum-exp rows go to the inner kernel, one pass each (log_sum_exp_one_pass)
+/// with its horizontal steps per row. The short-row kernel's one pass (log_sum_exp_short_rows_one_pass) is faster in
+/// cache up to 512 floats, but slower from memory beyond 128 (f32, AVX2, Zen 5, ns a vector of 8, short-row against
+/// inner: 512 KiB rows of 136 1.52 / 2.59, 256 1.33 / 1.85, 512 1.24 / 1.47; 64 MiB rows of 192 3.18 / 2.29, 256 2.97 /
+/// 2.05, 512 2.57 / 1.70 — not understood: line hints each line once, or 8 or 32 KiB ahead, did not change it).
 template <class T, class R>
 inline constexpr std::size_t short_row_limit = R::shifted ? short_row_elements<T> / 4 : short_row_elements<T>;
 
@@ -740,31 +742,31 @@ template <class T, class R, std::size_t G, class Shift>
     if (length < W) {  // one vector per row
         const auto valid = simd::detail::lanes_below<P>(length);
         if (whole)
-            iter::unrolled<G>([&](auto k) { acc[k] = simd::select(valid, r.lift_lanes(simd::load(rows[k]), shift_of(k)), identity); });
+            iter::unrolled<G>([&](auto k) TENSOROPS_INLINE_STEP { acc[k] = simd::select(valid, r.lift_lanes(simd::load(rows[k]), shift_of(k)), identity); });
         else
-            iter::unrolled<G>([&](auto k) {
+            iter::unrolled<G>([&](auto k) TENSOROPS_INLINE_STEP {
                 acc[k] = simd::select(valid, r.lift_lanes(simd::load_partial(rows[k], length, C(0)), shift_of(k)), identity);
             });
     } else {
         // Rows S at a time: log-sum-exp's terms take enough constants that eight accumulators spilled (f32, 512 KiB, ns
         // a row, eight → four at a time: rows of 8 5.8 → 5.3, of 16 7.8 → 7.3, of 64 20.3 → 20.0).
         constexpr std::size_t S = R::shifted ? std::min<std::size_t>(G, 4) : G;
-        iter::unrolled<G / S>([&](auto half) {
+        iter::unrolled<G / S>([&](auto half) TENSOROPS_INLINE_STEP {
             constexpr std::size_t first = half * S;
-            iter::unrolled<S>([&](auto i) {
+            iter::unrolled<S>([&](auto i) TENSOROPS_INLINE_STEP {
                 constexpr std::size_t k = first + i;
                 simd::prefetch_stream_ahead(rows[k], length * sizeof(T));
                 acc[k] = r.lift_lanes(simd::load(rows[k]), shift_of(k));
             });
             std::size_t j = W;
             for (; j + W <= length; j += W)
-                iter::unrolled<S>([&](auto i) {
+                iter::unrolled<S>([&](auto i) TENSOROPS_INLINE_STEP {
                     constexpr std::size_t k = first + i;
                     acc[k] = r.combine_lanes(acc[k], r.lift_lanes(simd::load(rows[k] + j), shift_of(k)));
                 });
             if (j < length) {  // the last W elements, of which the first W − (length − j) were counted already
                 const auto counted = simd::detail::lanes_below<P>(W - (length - j));
-                iter::unrolled<S>([&](auto i) {
+                iter::unrolled<S>([&](auto i) TENSOROPS_INLINE_STEP {
                     constexpr std::size_t k = first + i;
                     acc[k] = r.combine_lanes(acc[k], simd::select(counted, identity, r.lift_lanes(simd::load(rows[k] + length - W), shift_of(k))));
                 });
@@ -772,6 +774,88 @@ template <class T, class R, std::size_t G, class Shift>
         });
     }
     return simd::reduce_lanes_of_rows(acc, [&](const P& a, const P& b) { return r.combine_lanes(a, b); });
+}
+
+/// Whether log-sum-exp rows of two registers or more take one pass in the short-row kernel (reduce_short_rows): for
+/// float lanes (float and float16 data). Double lanes' term is e^(x − reference), as costly as the second pass's
+/// e^(x − shift): one pass ran 4–7 % slower for rows of 8 and 16 doubles, and as fast for rows of 64.
+template <class R, class T>
+inline constexpr bool short_rows_in_one_pass = [] {
+    if constexpr (R::shifted && R::vectorizable) return std::is_same_v<simd::compute_t<T>, float>;
+    else return false;
+}();
+
+/// What the one pass over a group of short rows gives, lane p for row p (log_sum_exp_short_rows_one_pass).
+template <class P>
+struct short_rows_terms {
+    P top;        ///< the row's maximum, blind to NaN
+    P reference;  ///< log_sum_exp_reduction::reference_for_lanes of the maximum of the row's first vector
+    P sum;        ///< Σ term_lanes(x, reference) over the row
+};
+
+/// Log-sum-exp of G short rows (lane p: rows[p], `length` ≥ one register's lanes of contiguous elements each) in one
+/// pass: each row's terms over a reference from its own first vector.
+///
+/// Algorithm: the rows' first vectors are folded into one register by reduce_lanes_of_rows, whose lane p, row p's
+/// first maximum, gives its reference (reference_for_lanes: an integer k, the terms e^x / 2^k by
+/// exp_over_power_of_two, as the long rows' log_sum_exp_one_pass); then each row is walked once, S rows at a time,
+/// taking top = max(top, x) and sum += term(x) (the last W elements of a row with the lanes counted already adding
+/// 0), and the G tops and sums are folded as the references were. Where the reference serves the row's top and the sum is finite (the caller checks: reference_serves), ln(2^k · sum) is the
+/// row's value (finish_from_reference_lanes); elsewhere — a NaN or ±inf element, a top far above the first vector —
+/// the caller takes the two passes. With `hint_lines`, each step hints the line inner_lines_ahead past it, as the
+/// inner kernel's one pass does (64 MiB of rows of 128 floats: 4.4 → 3.0 ns a vector of 8).
+/// Against the two passes (the maxima, then e^(x − shift) from L1), f32 rows, one thread, AVX2, Zen 5, ns a vector of
+/// 8: in cache (512 KiB) rows of 24 3.27 → 3.04, 33 3.50 → 3.00, 64 2.57 → 1.89, 100 2.51 → 1.74, 128 2.34 → 1.49;
+/// 64 MiB from memory rows of 64 2.79 → 2.28, 128 4.66 → 3.04. Two rows at a time (S): four ran 3–8 % slower.
+template <class T, std::size_t G>
+[[gnu::always_inline]] inline short_rows_terms<simd::pack<T>> log_sum_exp_short_rows_one_pass(const std::array<const T*, G>& rows,
+                                                                                               std::size_t length, bool hint_lines) {
+    using P = simd::pack<T>;
+    using C = simd::compute_t<T>;
+    using lse = log_sum_exp_reduction<T>;
+    static_assert(std::is_same_v<C, float>);  // short_rows_in_one_pass
+    constexpr std::size_t W = P::size;
+    const P zero(C(0));
+    const auto maximum = [](const P& a, const P& b) { return simd::max_ignoring_nan(a, b); };
+    std::array<P, G> firsts;
+    iter::unrolled<G>([&](auto k) TENSOROPS_INLINE_STEP { firsts[k] = simd::load(rows[k]); });
+    const P reference = lse::reference_for_lanes(simd::reduce_lanes_of_rows(firsts, maximum));
+    const auto term_reference = lse::term_reference_lanes(reference);
+    // Each row's term reference (simd::power_of_two_reference) in every lane.
+    std::array<simd::power_of_two_reference<P>, G> row_reference;
+    const auto lowest_lanes = simd::to_array(term_reference.lowest), k_lanes = simd::to_array(term_reference.k_less_rounding);
+    iter::unrolled<G>([&](auto k) TENSOROPS_INLINE_STEP { row_reference[k] = {P(lowest_lanes[k]), P(k_lanes[k])}; });
+    std::array<P, G> tops, sums;
+    constexpr std::size_t S = std::min<std::size_t>(G, 2);  // four rows at a time ran 3–8 % slower (rows of 16–128)
+    iter::unrolled<G / S>([&](auto part) TENSOROPS_INLINE_STEP {
+        constexpr std::size_t first = part * S;
+        iter::unrolled<S>([&](auto i) TENSOROPS_INLINE_STEP {
+            constexpr std::size_t k = first + i;
+            simd::prefetch_stream_ahead(rows[k], length * sizeof(T));  // as combine_short_rows
+            const P x = simd::load(rows[k]);
+            tops[k] = x;
+            sums[k] = lse::term_lanes(x, row_reference[k]);
+        });
+        std::size_t j = W;
+        for (; j + W <= length; j += W)
+            iter::unrolled<S>([&](auto i) TENSOROPS_INLINE_STEP {
+                constexpr std::size_t k = first + i;
+                if (hint_lines) simd::prefetch_ahead(rows[k] + j, inner_lines_ahead, W * sizeof(T));
+                const P x = simd::load(rows[k] + j);
+                tops[k] = maximum(tops[k], x);
+                sums[k] = sums[k] + lse::term_lanes(x, row_reference[k]);
+            });
+        if (j < length) {  // the last W elements, of which the first W − (length − j) were counted already
+            const auto counted = simd::detail::lanes_below<P>(W - (length - j));
+            iter::unrolled<S>([&](auto i) TENSOROPS_INLINE_STEP {
+                constexpr std::size_t k = first + i;
+                const P x = simd::load(rows[k] + length - W);
+                tops[k] = maximum(tops[k], x);
+                sums[k] = sums[k] + simd::select(counted, zero, lse::term_lanes(x, row_reference[k]));
+            });
+        }
+    });
+    return {simd::reduce_lanes_of_rows(tops, maximum), reference, simd::reduce_lanes_of_rows(sums, [](const P& a, const P& b) { return a + b; })};
 }
 
 // Narrow rows back to back: rows of L elements, 2 ≤ L ≤ narrow_row_max and L < W (the register's lanes), each row
@@ -1004,7 +1088,8 @@ void reduce_narrow_rows(const T* x, T* y, std::size_t n, std::ptrdiff_t out_step
 inline constexpr std::size_t short_row_batch = 8;
 
 /// The short-row kernel (see above) for rows of `length` elements, 1 ≤ length ≤ short_row_limit<T, R>.
-/// Groups are accumulated one after the other (for log-sum-exp its maxima, then its terms, while the group is in L1)
+/// Groups are accumulated one after the other (for log-sum-exp in one pass, or its maxima, then its terms, while the
+/// group is in L1)
 /// and finished short_row_batch at a time after them: the finish of log-sum-exp and LOG_SUM is a logarithm, a call
 /// across which every live vector register is spilled, and whose latency, at the end of each group's chain of
 /// dependent steps, the next group's loads had waited behind. f32 [rows, L], one thread, ns a row, one group at a time
@@ -1030,6 +1115,12 @@ void reduce_short_rows(const T* input, T* output, const iter::loop_nest<2>& kept
     const bool back_to_back = in_step == static_cast<std::ptrdiff_t>(length);
     const bool narrow = has_narrow_reduce_kernel<T> && back_to_back && length >= 2 &&
                         length <= narrow_reduce_row_max<T>;  // back-to-back rows narrower than a register: the narrow-row kernel
+    // Log-sum-exp of rows of two registers or more in one pass (log_sum_exp_short_rows_one_pass); shorter rows take
+    // the two passes — as the narrow-row kernel does, whatever their layout —, where the one pass's reference per row
+    // cost more than the second pass from L1 saves (f32, 512 KiB, ns a row, two passes / one pass: rows of 9 7.16 /
+    // 7.34, of 12 5.34 / 5.47, of 16 7.55 / 7.58; of 24 9.80 / 9.12).
+    const bool one_pass = short_rows_in_one_pass<R, T> && length >= 2 * P::size;
+    const bool hint_lines = hints_lines(kept.element_count() * length * sizeof(T));
     iter::for_each_outer_index(kept, inner, [&](const std::array<std::ptrdiff_t, 2>& line) {
         const T* x = input + line[1];
         T* y = output + line[0];
@@ -1053,30 +1144,67 @@ void reduce_short_rows(const T* input, T* output, const iter::loop_nest<2>& kept
         const auto whole_rows = [&](std::size_t first) TENSOROPS_INLINE_STEP {
             return length < P::size && back_to_back && (std::min(first + G, n) - 1) * length + P::size <= n * length;
         };
+        // Row `row` … of the group: lane k's value to its output.
+        const auto write = [&](std::size_t row, const P& finished) TENSOROPS_INLINE_STEP {
+            const auto values = simd::to_array(finished);
+            const std::size_t here = std::min(G, n - row);
+            T* out = y + static_cast<std::ptrdiff_t>(row) * out_step;
+            if (here == G) iter::unrolled<G>([&](auto k) { out[static_cast<std::ptrdiff_t>(k) * out_step] = static_cast<T>(values[k]); });
+            else for (std::size_t k = 0; k < here; ++k) out[static_cast<std::ptrdiff_t>(k) * out_step] = static_cast<T>(values[k]);
+        };
         const std::ptrdiff_t group_step = static_cast<std::ptrdiff_t>(G) * in_step;
         const T* at = x;
         for (std::size_t first = 0; first < n; first += G * B) {
             const std::size_t groups = std::min(B, (n - first + G - 1) / G);
+            // Per group: the lanes to finish (log-sum-exp in one pass: its sums, and references in `shifts`), or
+            // `written` already.
             std::array<P, B> totals, shifts;
+            std::array<bool, B> written{};
             for (std::size_t b = 0; b < groups; ++b, at += group_step) {
                 const std::size_t row = first + b * G;
                 const auto rows = group_rows(at, row);
                 const bool whole = whole_rows(row);
-                if constexpr (R::shifted) {  // log-sum-exp: the maxima, then Σ e^(x − shift) where the maximum is finite
-                    const P top = combine_short_rows(rows, length, extreme_reduction<T, true>{}, no_shift, whole);
-                    shifts[b] = R::shift_for_lanes(top);
-                    const auto shift = simd::to_array(shifts[b]);
-                    totals[b] = R::sum_for_non_finite_lanes(top, combine_short_rows(rows, length, r, [&](std::size_t k) { return P(shift[k]); }, whole));
+                if constexpr (R::shifted) {  // log-sum-exp: one pass, or the maxima, then Σ e^(x − shift) where the maximum is finite
+                    struct total_and_shift {
+                        P total, shift;
+                    };
+                    const auto two_passes = [&]() TENSOROPS_INLINE_STEP {
+                        const P top = combine_short_rows(rows, length, extreme_reduction<T, true>{}, no_shift, whole);
+                        const P shift = R::shift_for_lanes(top);
+                        const auto shift_lanes = simd::to_array(shift);
+                        return total_and_shift{R::sum_for_non_finite_lanes(top, combine_short_rows(rows, length, r, [&](std::size_t k) { return P(shift_lanes[k]); }, whole)), shift};
+                    };
+                    if constexpr (short_rows_in_one_pass<R, T>) {
+                        if (one_pass) {
+                            const auto one = log_sum_exp_short_rows_one_pass(rows, length, hint_lines);
+                            const auto served = (simd::abs(one.sum) < P(std::numeric_limits<C>::infinity())) & R::reference_serves(one.top, one.reference);
+                            totals[b] = one.sum;
+                            shifts[b] = one.reference;
+                            if (simd::any(!served & simd::detail::lanes_below<P>(G))) {  // rows the reference does not serve: two passes
+                                const auto two = two_passes();
+                                write(row, simd::select(served, R::finish_from_reference_lanes(one.sum, one.reference), r.finish_lanes(two.total, length, two.shift)));
+                                written[b] = true;
+                            }
+                            continue;
+                        }
+                    }
+                    const auto two = two_passes();
+                    totals[b] = two.total;
+                    shifts[b] = two.shift;
                 } else {
                     totals[b] = combine_short_rows(rows, length, r, no_shift, whole);
                 }
             }
             for (std::size_t b = 0; b < groups; ++b) {
-                const auto values = simd::to_array(r.finish_lanes(totals[b], length, R::shifted ? shifts[b] : P(C(0))));
-                const std::size_t row = first + b * G, here = std::min(G, n - row);
-                T* out = y + static_cast<std::ptrdiff_t>(row) * out_step;
-                if (here == G) iter::unrolled<G>([&](auto k) { out[static_cast<std::ptrdiff_t>(k) * out_step] = static_cast<T>(values[k]); });
-                else for (std::size_t k = 0; k < here; ++k) out[static_cast<std::ptrdiff_t>(k) * out_step] = static_cast<T>(values[k]);
+                if (written[b]) continue;
+                const std::size_t row = first + b * G;
+                if constexpr (short_rows_in_one_pass<R, T>) {
+                    if (one_pass) {
+                        write(row, R::finish_from_reference_lanes(totals[b], shifts[b]));
+                        continue;
+                    }
+                }
+                write(row, r.finish_lanes(totals[b], length, R::shifted ? shifts[b] : P(C(0))));
             }
         }
     });

@@ -22,6 +22,7 @@
 // terms are taken against an estimate of the maximum and brought to the maximum's shift after.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -288,6 +289,26 @@ struct log_sum_exp_reduction {
         if constexpr (std::is_same_v<C, float>)
             return static_cast<T>(static_cast<double>(reference) * std::numbers::ln2 + static_cast<double>(log(sum)));
         else return static_cast<T>(reference + log(sum));
+    }
+    /// finish_from_reference lane by lane, the logarithm a vector's (simd::log). Float lanes: k · ln 2 + ln sum to
+    /// within half an ulp and ~2^−30 (as the double sum rounded once, without leaving float lanes): k · ln 2 as the
+    /// float product of k and ln 2's float, its exact rounding error (simd::product_error) and k times ln 2's own
+    /// error; the product and ln sum added with their exact error (two-sum), the small parts added to that error.
+    /// Lanes the reference does not serve get unspecified values.
+    template <class P>
+    [[nodiscard, gnu::always_inline]] static P finish_from_reference_lanes(const P& sum, const P& reference) {
+        using C = typename P::value_type;
+        const P logarithm = simd::log(sum);
+        if constexpr (std::is_same_v<C, float>) {
+            const P ln2_high(simd::ln2_float), ln2_low(static_cast<float>(std::numbers::ln2 - static_cast<double>(simd::ln2_float)));
+            const P product = reference * ln2_high;
+            const P low = reference * ln2_low + simd::product_error(reference, ln2_high, product);
+            const P high = product + logarithm, logarithm_part = high - product;
+            const P high_error = (product - (high - logarithm_part)) + (logarithm - logarithm_part);
+            return high + (high_error + low);
+        } else {
+            return reference + logarithm;
+        }
     }
     /// Σ e^(x − top) from `sum` = Σ term_lanes(x, reference), for lanes the reference serves.
     template <class P>
