@@ -3,6 +3,7 @@
 // error rule. Random cases live in test_reduce_random.cpp and test_reduce_arg.cpp (split to compile in parallel).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -242,6 +243,49 @@ TEMPLATE_TEST_CASE("reduce: log-sum-exp of runs whose first elements are far fro
                 if (std::isnan(e)) CHECK(std::isnan(a));
                 else if (std::isinf(e)) CHECK(a == e);
                 else CHECK(a == Approx(e).epsilon(tolerance).margin(tolerance));
+            }
+        }
+    }
+}
+
+// Short rows of log-sum-exp take one pass over a reference from their first vector, and rows that reference does not
+// serve take two passes, lane by lane, within the same group of rows (reduce_kernels.hpp, reduce_short_rows): a row's
+// value must be the same bits whatever rows lie beside it and wherever it falls in its group (as pieces of the
+// outputs cut the rows on an executor). Rows of [n, length], about a third with heads far below the rest (not
+// served), against the same rows moved three rows down, and with every other row replaced by a far-headed one;
+// and the accuracy of both kinds of rows.
+TEMPLATE_TEST_CASE("reduce: log-sum-exp of a short row does not depend on the rows beside it", "", float, float16, double) {
+    using T = TestType;
+    test_rng rng(std::string("reduce lse neighbours ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    const double tolerance = std::is_same_v<T, float16> ? 4e-3 : 1e-5;
+    const double far = std::is_same_v<T, float16> ? 40.0 : 200.0;
+    for (const std::size_t length : {std::size_t{7}, std::size_t{16}, std::size_t{17}, std::size_t{24}, std::size_t{33}, std::size_t{64},
+                                     std::size_t{100}, std::size_t{128}}) {
+        for (const std::size_t rows : {std::size_t{5}, std::size_t{8}, std::size_t{19}}) {
+            const auto make_row = [&](T* row, bool far_head) {
+                for (std::size_t j = 0; j < length; ++j)
+                    row[j] = static_cast<T>(rng.uniform_real(-2.0, 2.0) - (far_head && j < length / 2 ? far : 0.0));
+            };
+            std::vector<T> values(rows * length);
+            for (std::size_t i = 0; i < rows; ++i) make_row(values.data() + i * length, rng.uniform(0, 2) == 0);
+            const auto reduce_rows = [&](const std::vector<T>& x) {
+                std::vector<T> y(rows);
+                reduce(tensor_view<const T>(x.data(), {rows, length}), tensor_view<T>(y.data(), {rows, 1}), reduce_function::log_sum_exp, {1});
+                return y;
+            };
+            const auto together = reduce_rows(values);
+            std::vector<T> moved(values.size()), mixed(values);
+            for (std::size_t i = 0; i < rows; ++i) std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(i * length), length, moved.begin() + static_cast<std::ptrdiff_t>((i + 3) % rows * length));
+            for (std::size_t i = 0; i < rows; i += 2) make_row(mixed.data() + i * length, true);
+            const auto moved_values = reduce_rows(moved), mixed_values = reduce_rows(mixed);
+            const auto expected = ref::reduce(ref::dense<T>({rows, length}, values), {1}, ref::reduce_operation::log_sum_exp);
+            for (std::size_t i = 0; i < rows; ++i) {
+                INFO("length " << length << ", row " << i << " of " << rows);
+                CHECK(tensorops_test::same_bits(moved_values[(i + 3) % rows], together[i]));
+                if (i % 2 == 1) CHECK(tensorops_test::same_bits(mixed_values[i], together[i]));
+                const double e = static_cast<double>(expected.values[i]);
+                CHECK(static_cast<double>(together[i]) == Approx(e).epsilon(tolerance).margin(tolerance));
             }
         }
     }
