@@ -192,7 +192,7 @@ TEMPLATE_TEST_CASE("simd: 8- and 16-bit integers widened to 32-bit lanes and nar
     source[N - 1] = std::numeric_limits<T>::max();
     const auto widened = simd::to_array(simd::load_widened<U>(source.data()));
     for (std::size_t i = 0; i < N; ++i) CHECK(widened[i] == static_cast<U>(source[i]));  // sign- or zero-extended
-    for (std::size_t count = 0; count < N; ++count) {
+    for (std::size_t count = 0; count <= N; ++count) {  // from a block of exactly `count` elements (AddressSanitizer)
         const std::vector<T> exact(source.begin(), source.begin() + static_cast<std::ptrdiff_t>(count));
         const auto partial = simd::to_array(simd::load_widened_partial<U>(exact.data(), count));
         for (std::size_t i = 0; i < N; ++i) CHECK(partial[i] == (i < count ? static_cast<U>(source[i]) : U(0)));

@@ -730,22 +730,23 @@ inline constexpr std::size_t short_row_group = std::min<std::size_t>(simd::lanes
 /// shift_of(p) (a register; ignored by reductions that are not shifted). Rows shorter than a register are one
 /// vector each, its lanes from `length` on set to the identity: read whole where `whole` (the caller knows that W
 /// elements from each row's start are input elements: the rows after it), else by a partial load. The lanes that
-/// count are the same either way, and so is the value.
-template <class T, class R, std::size_t G, class Shift>
-[[gnu::always_inline]] inline simd::pack<T> combine_short_rows(const std::array<const T*, G>& rows, std::size_t length, const R& r,
+/// count are the same either way, and so is the value. In lanes of U: T's own, or the 32-bit lanes 8- and 16-bit
+/// integers widen to (simd::load_as; r is then the reduction over U).
+template <class U, class T, class R, std::size_t G, class Shift>
+[[gnu::always_inline]] inline simd::pack<U> combine_short_rows(const std::array<const T*, G>& rows, std::size_t length, const R& r,
                                                                   const Shift& shift_of, bool whole = false) {
-    using P = simd::pack<T>;
-    using C = simd::compute_t<T>;
+    using P = simd::pack<U>;
+    using C = simd::compute_t<U>;
     constexpr std::size_t W = P::size;
     const P identity(static_cast<C>(r.identity()));
     std::array<P, G> acc;
     if (length < W) {  // one vector per row
         const auto valid = simd::detail::lanes_below<P>(length);
         if (whole)
-            iter::unrolled<G>([&](auto k) TENSOROPS_INLINE_STEP { acc[k] = simd::select(valid, r.lift_lanes(simd::load(rows[k]), shift_of(k)), identity); });
+            iter::unrolled<G>([&](auto k) TENSOROPS_INLINE_STEP { acc[k] = simd::select(valid, r.lift_lanes(simd::load_as<U>(rows[k]), shift_of(k)), identity); });
         else
             iter::unrolled<G>([&](auto k) TENSOROPS_INLINE_STEP {
-                acc[k] = simd::select(valid, r.lift_lanes(simd::load_partial(rows[k], length, C(0)), shift_of(k)), identity);
+                acc[k] = simd::select(valid, r.lift_lanes(simd::load_partial_as<U>(rows[k], length), shift_of(k)), identity);
             });
     } else {
         // Rows S at a time: log-sum-exp's terms take enough constants that eight accumulators spilled (f32, 512 KiB, ns
@@ -756,19 +757,19 @@ template <class T, class R, std::size_t G, class Shift>
             iter::unrolled<S>([&](auto i) TENSOROPS_INLINE_STEP {
                 constexpr std::size_t k = first + i;
                 simd::prefetch_stream_ahead(rows[k], length * sizeof(T));
-                acc[k] = r.lift_lanes(simd::load(rows[k]), shift_of(k));
+                acc[k] = r.lift_lanes(simd::load_as<U>(rows[k]), shift_of(k));
             });
             std::size_t j = W;
             for (; j + W <= length; j += W)
                 iter::unrolled<S>([&](auto i) TENSOROPS_INLINE_STEP {
                     constexpr std::size_t k = first + i;
-                    acc[k] = r.combine_lanes(acc[k], r.lift_lanes(simd::load(rows[k] + j), shift_of(k)));
+                    acc[k] = r.combine_lanes(acc[k], r.lift_lanes(simd::load_as<U>(rows[k] + j), shift_of(k)));
                 });
             if (j < length) {  // the last W elements, of which the first W − (length − j) were counted already
                 const auto counted = simd::detail::lanes_below<P>(W - (length - j));
                 iter::unrolled<S>([&](auto i) TENSOROPS_INLINE_STEP {
                     constexpr std::size_t k = first + i;
-                    acc[k] = r.combine_lanes(acc[k], simd::select(counted, identity, r.lift_lanes(simd::load(rows[k] + length - W), shift_of(k))));
+                    acc[k] = r.combine_lanes(acc[k], simd::select(counted, identity, r.lift_lanes(simd::load_as<U>(rows[k] + length - W), shift_of(k))));
                 });
             }
         });
@@ -1049,25 +1050,17 @@ void reduce_narrow_rows(const T* x, T* y, std::size_t n, std::ptrdiff_t out_step
         const auto lanes = simd::to_array(values);
         for (std::size_t k = 0; k < count; ++k) out[static_cast<std::ptrdiff_t>(k) * out_step] = static_cast<T>(lanes[k]);
     };
-    const auto load = [](const T* at) TENSOROPS_INLINE_STEP {
-        if constexpr (widened) return simd::load_widened<U>(at);
-        else return simd::load(at);
-    };
-    const auto load_partial = [](const T* at, std::size_t count) TENSOROPS_INLINE_STEP {
-        if constexpr (widened) return simd::load_widened_partial<U>(at, count);
-        else return simd::load_partial(at, count, C(0));
-    };
     std::size_t i = 0;
     for (; i + W <= n; i += W, x += W * L, y += static_cast<std::ptrdiff_t>(W) * out_step) {
         std::array<P, L> v;
-        iter::unrolled<L>([&](auto s) { v[s] = load(x + s * W); });
+        iter::unrolled<L>([&](auto s) { v[s] = simd::load_as<U>(x + s * W); });
         store(y, rows_of(v), W);
     }
     if (const std::size_t rest = n - i; rest != 0) {  // partial loads; the lanes past the rows are not stored
         std::array<P, L> v;
         iter::unrolled<L>([&](auto s) {
             const std::size_t first = s * W, available = rest * L > first ? std::min(W, rest * L - first) : 0;
-            v[s] = available == 0 ? P(C(0)) : load_partial(x + first, available);
+            v[s] = available == 0 ? P(C(0)) : simd::load_partial_as<U>(x + first, available);
         });
         store(y, rows_of(v), rest);
     }
@@ -1087,7 +1080,8 @@ void reduce_narrow_rows(const T* x, T* y, std::size_t n, std::ptrdiff_t out_step
 /// Groups of rows whose finish the short-row kernel defers to the end of a batch (see reduce_short_rows).
 inline constexpr std::size_t short_row_batch = 8;
 
-/// The short-row kernel (see above) for rows of `length` elements, 1 ≤ length ≤ short_row_limit<T, R>.
+/// The short-row kernel (see above) for rows of `length` elements, 1 ≤ length ≤ short_row_limit<T, R>, in lanes of U
+/// (T's own, or for 8- and 16-bit integers the 32-bit lanes of narrow_row_lane_t, R rebound to them).
 /// Groups are accumulated one after the other (for log-sum-exp in one pass, or its maxima, then its terms, while the
 /// group is in L1)
 /// and finished short_row_batch at a time after them: the finish of log-sum-exp and LOG_SUM is a logarithm, a call
@@ -1098,11 +1092,11 @@ inline constexpr std::size_t short_row_batch = 8;
 /// 6.4 → 3.8; 64 MiB from memory, rows of 8 7.0 → 5.8. (Taking every group's maxima first, then every group's terms,
 /// was faster in cache but left the memory stream idle through the terms: log-sum-exp of 64 MiB of rows of 64 33.8 →
 /// 51.4 ns a row.)
-template <class T, class R>
-void reduce_short_rows(const T* input, T* output, const iter::loop_nest<2>& kept, std::size_t length, const R& r) {
-    using P = simd::pack<T>;
-    using C = simd::compute_t<T>;
-    constexpr std::size_t G = short_row_group<T>;
+template <class U, class T, class R>
+void reduce_short_rows_in(const T* input, T* output, const iter::loop_nest<2>& kept, std::size_t length, const R& r) {
+    using P = simd::pack<U>;
+    using C = simd::compute_t<U>;
+    constexpr std::size_t G = short_row_group<U>;
     constexpr std::size_t B = short_row_batch;
     const auto no_shift = [](std::size_t) { return P(C(0)); };
     // The rows along the innermost kept dimension are taken G at a time with their pointers stepped here: a closure
@@ -1113,18 +1107,18 @@ void reduce_short_rows(const T* input, T* output, const iter::loop_nest<2>& kept
     const std::ptrdiff_t in_step = kept.rank == 0 ? 0 : kept.strides[1][inner];
     const std::ptrdiff_t out_step = kept.rank == 0 ? 0 : kept.strides[0][inner];
     const bool back_to_back = in_step == static_cast<std::ptrdiff_t>(length);
-    const bool narrow = has_narrow_reduce_kernel<T> && back_to_back && length >= 2 &&
+    const bool narrow = std::is_same_v<U, T> && has_narrow_reduce_kernel<T> && back_to_back && length >= 2 &&
                         length <= narrow_reduce_row_max<T>;  // back-to-back rows narrower than a register: the narrow-row kernel
     // Log-sum-exp of rows of two registers or more in one pass (log_sum_exp_short_rows_one_pass); shorter rows take
     // the two passes — as the narrow-row kernel does, whatever their layout —, where the one pass's reference per row
     // cost more than the second pass from L1 saves (f32, 512 KiB, ns a row, two passes / one pass: rows of 9 7.16 /
     // 7.34, of 12 5.34 / 5.47, of 16 7.55 / 7.58; of 24 9.80 / 9.12).
-    const bool one_pass = short_rows_in_one_pass<R, T> && length >= 2 * P::size;
+    const bool one_pass = short_rows_in_one_pass<R, U> && length >= 2 * P::size;
     const bool hint_lines = hints_lines(kept.element_count() * length * sizeof(T));
     iter::for_each_outer_index(kept, inner, [&](const std::array<std::ptrdiff_t, 2>& line) {
         const T* x = input + line[1];
         T* y = output + line[0];
-        if constexpr (has_narrow_reduce_kernel<T>) {
+        if constexpr (std::is_same_v<U, T> && has_narrow_reduce_kernel<T>) {
             if (narrow) return reduce_narrow_rows(x, y, n, out_step, length, r);
         }
         // The G rows from row `first`, whose first is at `at` (a pointer stepped group by group: computed from `first`
@@ -1169,12 +1163,12 @@ void reduce_short_rows(const T* input, T* output, const iter::loop_nest<2>& kept
                         P total, shift;
                     };
                     const auto two_passes = [&]() TENSOROPS_INLINE_STEP {
-                        const P top = combine_short_rows(rows, length, extreme_reduction<T, true>{}, no_shift, whole);
+                        const P top = combine_short_rows<U>(rows, length, extreme_reduction<U, true>{}, no_shift, whole);
                         const P shift = R::shift_for_lanes(top);
                         const auto shift_lanes = simd::to_array(shift);
-                        return total_and_shift{R::sum_for_non_finite_lanes(top, combine_short_rows(rows, length, r, [&](std::size_t k) { return P(shift_lanes[k]); }, whole)), shift};
+                        return total_and_shift{R::sum_for_non_finite_lanes(top, combine_short_rows<U>(rows, length, r, [&](std::size_t k) { return P(shift_lanes[k]); }, whole)), shift};
                     };
-                    if constexpr (short_rows_in_one_pass<R, T>) {
+                    if constexpr (short_rows_in_one_pass<R, U>) {
                         if (one_pass) {
                             const auto one = log_sum_exp_short_rows_one_pass(rows, length, hint_lines);
                             const auto served = (simd::abs(one.sum) < P(std::numeric_limits<C>::infinity())) & R::reference_serves(one.top, one.reference);
@@ -1192,13 +1186,13 @@ void reduce_short_rows(const T* input, T* output, const iter::loop_nest<2>& kept
                     totals[b] = two.total;
                     shifts[b] = two.shift;
                 } else {
-                    totals[b] = combine_short_rows(rows, length, r, no_shift, whole);
+                    totals[b] = combine_short_rows<U>(rows, length, r, no_shift, whole);
                 }
             }
             for (std::size_t b = 0; b < groups; ++b) {
                 if (written[b]) continue;
                 const std::size_t row = first + b * G;
-                if constexpr (short_rows_in_one_pass<R, T>) {
+                if constexpr (short_rows_in_one_pass<R, U>) {
                     if (one_pass) {
                         write(row, R::finish_from_reference_lanes(totals[b], shifts[b]));
                         continue;
@@ -1208,6 +1202,23 @@ void reduce_short_rows(const T* input, T* output, const iter::loop_nest<2>& kept
             }
         }
     });
+}
+
+/// The short-row kernel for rows of `length` elements, 1 ≤ length ≤ short_row_limit<T, R>: rows of up to a 32-bit
+/// register's lanes of 8- and 16-bit integers in those lanes (widened on load, simd::load_as; R rebound as the
+/// narrow-row kernel's: sums and products keep their value modulo 2^n, max and min are exact, so the truncated values
+/// are the same bits) — a row is one vector of 8 lanes instead of 32 or 16, and eight rows fold in three butterfly
+/// levels instead of five or four —, other rows in T's lanes. Back-to-back rows of up to narrow_reduce_row_max take
+/// the narrow-row kernel either way.
+template <class T, class R>
+void reduce_short_rows(const T* input, T* output, const iter::loop_nest<2>& kept, std::size_t length, const R& r) {
+    if constexpr (has_narrow_reduce_kernel<T> && !std::is_same_v<narrow_row_lane_t<T>, T>) {
+        using U = narrow_row_lane_t<T>;
+        const bool back_to_back = kept.rank != 0 && kept.strides[1][kept.rank - 1] == static_cast<std::ptrdiff_t>(length);
+        const bool narrow = back_to_back && length >= 2 && length <= narrow_reduce_row_max<T>;
+        if (length <= simd::lanes<U> && !narrow) return reduce_short_rows_in<U>(input, output, kept, length, rebind_reduction_t<R, U>{});
+    }
+    reduce_short_rows_in<T>(input, output, kept, length, r);
 }
 
 /// y[i · y_step] = r's finished reduction of the `length` ≥ one vector contiguous elements at x + i · x_step, for i <
