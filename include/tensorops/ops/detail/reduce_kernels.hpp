@@ -1077,6 +1077,14 @@ void reduce_narrow_rows(const T* x, T* y, std::size_t n, std::ptrdiff_t out_step
     });
 }
 
+/// Whether the short-row kernel's rows of `length` elements (the innermost dimension of `kept`) go to the narrow-row
+/// kernel: back to back, 2 ≤ length ≤ narrow_reduce_row_max<T>.
+template <class T>
+[[nodiscard]] bool takes_narrow_row_kernel(const iter::loop_nest<2>& kept, std::size_t length) noexcept {
+    const bool back_to_back = kept.rank != 0 && kept.strides[1][kept.rank - 1] == static_cast<std::ptrdiff_t>(length);
+    return has_narrow_reduce_kernel<T> && back_to_back && length >= 2 && length <= narrow_reduce_row_max<T>;
+}
+
 /// Groups of rows whose finish the short-row kernel defers to the end of a batch (see reduce_short_rows).
 inline constexpr std::size_t short_row_batch = 8;
 
@@ -1107,8 +1115,7 @@ void reduce_short_rows_in(const T* input, T* output, const iter::loop_nest<2>& k
     const std::ptrdiff_t in_step = kept.rank == 0 ? 0 : kept.strides[1][inner];
     const std::ptrdiff_t out_step = kept.rank == 0 ? 0 : kept.strides[0][inner];
     const bool back_to_back = in_step == static_cast<std::ptrdiff_t>(length);
-    const bool narrow = std::is_same_v<U, T> && has_narrow_reduce_kernel<T> && back_to_back && length >= 2 &&
-                        length <= narrow_reduce_row_max<T>;  // back-to-back rows narrower than a register: the narrow-row kernel
+    const bool narrow = std::is_same_v<U, T> && takes_narrow_row_kernel<T>(kept, length);
     // Log-sum-exp of rows of two registers or more in one pass (log_sum_exp_short_rows_one_pass); shorter rows take
     // the two passes — as the narrow-row kernel does, whatever their layout —, where the one pass's reference per row
     // cost more than the second pass from L1 saves (f32, 512 KiB, ns a row, two passes / one pass: rows of 9 7.16 /
@@ -1214,9 +1221,7 @@ template <class T, class R>
 void reduce_short_rows(const T* input, T* output, const iter::loop_nest<2>& kept, std::size_t length, const R& r) {
     if constexpr (has_narrow_reduce_kernel<T> && !std::is_same_v<narrow_row_lane_t<T>, T>) {
         using U = narrow_row_lane_t<T>;
-        const bool back_to_back = kept.rank != 0 && kept.strides[1][kept.rank - 1] == static_cast<std::ptrdiff_t>(length);
-        const bool narrow = back_to_back && length >= 2 && length <= narrow_reduce_row_max<T>;
-        if (length <= simd::lanes<U> && !narrow) return reduce_short_rows_in<U>(input, output, kept, length, rebind_reduction_t<R, U>{});
+        if (length <= simd::lanes<U> && !takes_narrow_row_kernel<T>(kept, length)) return reduce_short_rows_in<U>(input, output, kept, length, rebind_reduction_t<R, U>{});
     }
     reduce_short_rows_in<T>(input, output, kept, length, r);
 }
