@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <tensorops/tensorops.hpp>
@@ -288,6 +289,37 @@ TEMPLATE_TEST_CASE("reduce: log-sum-exp along an outer axis, where a block's ref
             }
         }
     }
+}
+
+// The outer log-sum-exp kernel's rows of accumulators are placed in L1 sets apart from its input's (a group's rows of
+// 4 KiB lie in one set): for every input address, each row lies whole inside its storage, and lane j of row k half a
+// way plus lines_after + k lines (to within one) after the set of the input's lane j — never in the same set.
+TEMPLATE_TEST_CASE("reduce: accumulator rows placed apart from an input lie inside their storage, in other L1 sets", "", float, double) {
+    using C = TestType;
+    const auto check = [](auto& rows, std::size_t row_count) {
+        using rows_t = std::remove_reference_t<decltype(rows)>;
+        const auto set_of = [](std::uintptr_t address) { return address / tensorops::simd::cache_line_bytes % 64; };
+        for (std::uintptr_t input = 0x7f0000100000; input < 0x7f0000100000 + 2 * tensorops::simd::l1_way_bytes; input += 4 * sizeof(C)) {
+            for (const std::size_t after : {std::size_t{0}, std::size_t{5}}) {
+                rows.place_apart_from(reinterpret_cast<const void*>(input), after);
+                for (std::size_t k = 0; k < row_count; ++k) {
+                    INFO("input at " << input % tensorops::simd::l1_way_bytes << " of its way, lines after " << after << ", row " << k);
+                    REQUIRE(rows.row(k) >= rows.storage());
+                    REQUIRE(rows.row(k) + rows_t::panel <= rows.storage() + rows_t::storage_lanes);
+                    for (std::size_t j = 0; j < rows_t::panel; j += 5) {
+                        const std::uintptr_t lane = reinterpret_cast<std::uintptr_t>(rows.row(k) + j);
+                        const std::size_t distance = (set_of(lane) + 64 - set_of(input + j * sizeof(C))) % 64;
+                        const std::size_t wanted = 32 + after + k;
+                        if (distance != wanted && distance + 1 != wanted) FAIL_CHECK("lane " << j << " lies " << distance << " sets after");
+                    }
+                }
+            }
+        }
+    };
+    tensorops::detail::accumulator_rows<C, tensorops::detail::lse_accumulator_rows> five;
+    check(five, tensorops::detail::lse_accumulator_rows);
+    tensorops::detail::accumulator_rows<C, 2> two;
+    check(two, 2);
 }
 
 // The same kernel's accuracy when a block's first rows lie far below the rest (its reference far below its

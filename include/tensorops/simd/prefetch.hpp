@@ -14,6 +14,11 @@ inline constexpr std::size_t cache_line_bytes = 64;
 /// granules). Bigger pages only make prefetch_page_ahead hint more often than it needs to, never wrongly.
 inline constexpr std::size_t page_bytes = 4096;
 
+/// Bytes of one way of an L1 data cache: addresses a multiple of this apart fall in the same set (every x86-64 core
+/// this library is measured on: 32 KiB 8-way, 48 KiB 12-way; ARM's 64 KiB 4-way would be 16 KiB — a wrong value only
+/// misplaces what place_apart_from-like helpers try to keep apart, never a result).
+inline constexpr std::size_t l1_way_bytes = 4096;
+
 /// How far ahead of their reads the streaming kernels hint each page they will enter (bytes; see prefetch_page_ahead).
 /// On an AMD Zen 5 KVM guest, 64 MiB of f32 rows of 4 KiB reduced over the rows, the hints 8, 16, 32 and 64 KiB ahead
 /// (alternated, best of 10, three rounds): SUM 1.12–1.15, 1.06–1.11, 0.97–1.00, 0.96–1.00 ns per 8 floats; MAX

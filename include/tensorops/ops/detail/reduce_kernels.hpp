@@ -1333,14 +1333,43 @@ inline constexpr std::size_t outer_row_budget = 32 * 1024;
 inline constexpr std::size_t lse_block_rows = 256;
 /// Rows log_sum_exp_block takes at once (a vector's sum adds their terms in row order all the same).
 inline constexpr std::size_t lse_row_group = 8;
+/// Rows of accumulators of the outer log-sum-exp kernel (running maximum and sum; the block's maximum, shift, sums),
+/// placed apart from the input (accumulator_rows::place_apart_from, lines 0–4); log_sum_exp_block's two rows of
+/// references go after them.
+inline constexpr std::size_t lse_accumulator_rows = 5;
 
 /// `Rows` rows of accumulator lanes, `panel` lanes each (a power of two, at least a vector), left uninitialised,
-/// in `Budget` bytes.
+/// in `Budget` bytes (and a way of L1 more, for place_apart_from).
 template <class C, std::size_t Rows, std::size_t Budget = outer_row_budget>
 struct accumulator_rows {
     static constexpr std::size_t panel = std::bit_floor(Budget / (Rows * sizeof(C)));
-    alignas(64) C lanes[Rows * panel];
-    [[nodiscard]] C* row(std::size_t k) noexcept { return lanes + k * panel; }
+    static constexpr std::size_t line_lanes = simd::cache_line_bytes / sizeof(C);
+
+    [[nodiscard]] C* row(std::size_t k) noexcept { return first_row + k * pitch; }
+
+    /// Moves the rows (their contents are lost) so that lane j of row k lies in the L1 set half a way plus
+    /// `lines_after` + k lines after the set of `input` + j lanes (to within one): never in the set of the input's line of the same
+    /// lanes, nor in one another's. For the outer kernels whose rows of input lie a multiple of l1_way_bytes apart
+    /// (rows of 1024 floats, 512 doubles…; exactly where the input's lanes are as wide as C's, over a stretch of
+    /// lanes where they are narrower — float16): a vector's lines from a group of eight rows fill eight ways of one set,
+    /// and rows of accumulators placed where the stack happened to be (Linux moves its start by up to 8 KiB from
+    /// process to process) fell in that set too, one or two lines more than its ways. Outer log-sum-exp of f32
+    /// [256, 1024] (1 MiB, L2) on Zen 5 ran 1.73–2.47 ns a vector of 8 from process to process, placed apart 1.43.
+    void place_apart_from(const void* input, std::size_t lines_after) noexcept {
+        const std::uintptr_t wanted = reinterpret_cast<std::uintptr_t>(input) + simd::l1_way_bytes / 2 + lines_after * simd::cache_line_bytes;
+        const std::uintptr_t offset = (wanted - reinterpret_cast<std::uintptr_t>(lanes)) % simd::l1_way_bytes / simd::cache_line_bytes;
+        first_row = lanes + offset * line_lanes;
+        pitch = panel + line_lanes;
+    }
+
+    /// The lanes the rows lie in, wherever they are placed.
+    static constexpr std::size_t storage_lanes = Rows * (panel + line_lanes) + simd::l1_way_bytes / sizeof(C);
+    [[nodiscard]] const C* storage() const noexcept { return lanes; }
+
+private:
+    alignas(64) C lanes[storage_lanes];
+    C* first_row = lanes;
+    std::size_t pitch = panel;
 };
 
 /// Calls step_lanes(j, load, store) for j = 0, W, 2W, … below `width` (W = lanes<T>): load(p) reads the vector
@@ -1775,6 +1804,7 @@ void log_sum_exp_block(const T* const* block, std::size_t count, std::size_t w, 
     // (simd::power_of_two_reference), one for double lanes (the reference).
     constexpr bool two_rows = std::is_same_v<C, float>;
     accumulator_rows<C, 2> references;
+    references.place_apart_from(block[0], lse_accumulator_rows);
     C* const first = references.row(0);
     C* const second = references.row(1);
     for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) TENSOROPS_INLINE_STEP {
@@ -1884,10 +1914,12 @@ template <class T>
 void reduce_rows_log_sum_exp(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& group, std::size_t count) {
     using C = simd::compute_t<T>;
     enum : std::size_t { running_max, running_sum, block_max, block_shift, block_sum, row_count };
+    static_assert(row_count == lse_accumulator_rows);
     accumulator_rows<C, row_count> rows;
     std::array<const T*, lse_block_rows> block;
     for (std::size_t start = 0; start < width; start += rows.panel) {
         const std::size_t w = std::min(rows.panel, width - start);
+        rows.place_apart_from(x + start, 0);
         fill_row(rows.row(running_max), w, -std::numeric_limits<C>::infinity());
         fill_row(rows.row(running_sum), w, C(0));
         std::size_t pending = 0;
@@ -1925,14 +1957,19 @@ void reduce_rows_log_sum_exp_in_bands(const executor_ref& exec, const T* x, T* y
     const auto row_of = [&](std::size_t b, std::size_t k) { return kept.get() + (3 * b + k) * width; };
     const std::size_t threads = exec.concurrency();
     const std::size_t pieces = std::min(blocks, wanted_pieces(exec, n * width * sizeof(T)));
+    // Each block's rows are made in rows of the sequential kernel's panel placed apart from the input (kept's rows,
+    // from the heap, lie where the input's do in L1 sets when both are whole pages) and copied out.
     exec.parallel_for(pieces, [&](std::size_t piece) {
         std::array<const T*, lse_block_rows> block;
+        accumulator_rows<C, lse_accumulator_rows> own;
         for (std::size_t b = piece_begin(piece, pieces, blocks, threads); b < piece_begin(piece + 1, pieces, blocks, threads); ++b) {
             const std::size_t first = b * lse_block_rows, rows = std::min(lse_block_rows, n - first);
-            for (std::size_t start = 0; start < width; start += accumulator_rows<C, 5>::panel) {
-                const std::size_t w = std::min(accumulator_rows<C, 5>::panel, width - start);
+            for (std::size_t start = 0; start < width; start += own.panel) {
+                const std::size_t w = std::min(own.panel, width - start);
+                own.place_apart_from(x + start, 0);
                 for (std::size_t i = 0; i < rows; ++i) block[i] = x + start + static_cast<std::ptrdiff_t>(first + i) * step;
-                log_sum_exp_block(block.data(), rows, w, row_of(b, 0) + start, row_of(b, 1) + start, row_of(b, 2) + start);
+                log_sum_exp_block(block.data(), rows, w, own.row(0), own.row(1), own.row(2));
+                for (std::size_t k = 0; k < 3; ++k) std::copy_n(own.row(k), w, row_of(b, k) + start);
             }
         }
     });
