@@ -235,6 +235,9 @@ TEMPLATE_LIST_TEST_CASE("reduce: back-to-back short rows ending at an inaccessib
 // the exact shift every vector of lanes whose reference cannot serve or whose sum a NaN or +inf made NaN
 // (reduce_kernels.hpp, log_sum_exp_block). Columns of every kind, in every lane position of a vector and its partial
 // tail, for block counts with rows left over and groups of eight cut short: each column's answer against the reference.
+// Each kind also alone among ordinary columns: a vector is redone whole when one of its lanes is not served, so mixed
+// with kinds that are never served, a kind's own one-pass result would go unchecked (a version that judged the
+// reference by the sum alone, blind to terms past exp_over_power_of_two's range, passed the mixed columns).
 TEMPLATE_TEST_CASE("reduce: log-sum-exp along an outer axis, where a block's reference is far from its maximum", "", float, double,
                    tensorops::float16) {
     using T = TestType;
@@ -242,7 +245,7 @@ TEMPLATE_TEST_CASE("reduce: log-sum-exp along an outer axis, where a block's ref
     const double nan = static_cast<double>(std::bit_cast<float>(0x7FFFFFFFu));  // a payload in every mantissa bit
     test_rng rng(std::string("lse outer references ") + std::string(tensorops_test::type_name<T>()));
     INFO(rng.describe());
-    constexpr int kinds = 12;
+    constexpr int kinds = 13;
     constexpr std::size_t block = tensorops::detail::lse_block_rows;
     const double other_nan = -static_cast<double>(std::bit_cast<float>(0x7FC00001u));  // sign and lowest payload bit
     const auto value = [&](int kind, std::size_t row, std::size_t column, std::size_t n) -> double {
@@ -260,17 +263,25 @@ TEMPLATE_TEST_CASE("reduce: log-sum-exp along an outer axis, where a block's ref
             case 9: return row == (column * 3 + 2) % n ? inf : row == (column * 7) % n ? other_nan : noise;  // +inf and NaN
             case 10: return row == n / 2 ? other_nan : row % 5 == 1 ? -inf : noise;     // another NaN, −inf around it
             case 11: return 1.0e30 * (1.0 + 1.0e-3 * noise);  // beyond a power-of-two reference: redone, not NaN
+            case 12: return row == (column * 3 + 1) % n ? 70.0 + noise : noise;         // terms ~2^97–2^105 over the reference
             default: return noise;
         }
     };
     for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{4}, std::size_t{5}, std::size_t{7}, std::size_t{8},
                           std::size_t{9}, std::size_t{17}, std::size_t{64}, block, block + 2, block + 3, 2 * block + 3, 3 * block + 11}) {
         for (std::size_t width : {std::size_t{3}, std::size_t{13}, std::size_t{37}}) {
-            for (int shift = 0; shift < kinds; shift += 4) {  // which lane each kind lands in
+            // Layouts: every kind in turn across the columns, from four starting kinds (which lane each lands in); then
+            // each kind alone in one column, the others ordinary (kind 0).
+            constexpr int mixed = (kinds + 3) / 4;
+            for (int layout = 0; layout < mixed + kinds; ++layout) {
+                const auto kind_of = [&](std::size_t c) {
+                    if (layout < mixed) return static_cast<int>((c + 4 * static_cast<std::size_t>(layout)) % kinds);
+                    const int alone = layout - mixed;
+                    return c == static_cast<std::size_t>(alone) * 5 % width ? alone : 0;
+                };
                 std::vector<T> x(n * width);
                 for (std::size_t r = 0; r < n; ++r)
-                    for (std::size_t c = 0; c < width; ++c)
-                        x[r * width + c] = static_cast<T>(value(static_cast<int>((c + static_cast<std::size_t>(shift)) % kinds), r, c, n));
+                    for (std::size_t c = 0; c < width; ++c) x[r * width + c] = static_cast<T>(value(kind_of(c), r, c, n));
                 std::vector<T> y(width);
                 reduce(tensor_view<const T>(x.data(), {n, width}), tensor_view<T>(y.data(), {1, width}), reduce_function::log_sum_exp, {0});
                 for (std::size_t c = 0; c < width; ++c) {
@@ -280,7 +291,7 @@ TEMPLATE_TEST_CASE("reduce: log-sum-exp along an outer axis, where a block's ref
                     long double magnitude = 0;
                     for (const T& v : column) magnitude += std::fabs(ref::widen(v));
                     const long double got = ref::widen(y[c]);
-                    INFO("rows " << n << ", width " << width << ", column " << c << " (kind " << (c + static_cast<std::size_t>(shift)) % kinds
+                    INFO("rows " << n << ", width " << width << ", layout " << layout << ", column " << c << " (kind " << kind_of(c)
                                  << "): got " << static_cast<double>(got) << ", expected " << static_cast<double>(expected));
                     if (std::isnan(expected)) CHECK(std::isnan(got));
                     else if (std::isinf(expected)) CHECK(got == expected);
