@@ -1348,13 +1348,14 @@ struct accumulator_rows {
     [[nodiscard]] C* row(std::size_t k) noexcept { return first_row + k * pitch; }
 
     /// Moves the rows (their contents are lost) so that lane j of row k lies in the L1 set half a way plus
-    /// `lines_after` + k lines after the set of `input` + j lanes (to within one): never in the set of the input's line of the same
-    /// lanes, nor in one another's. For the outer kernels whose rows of input lie a multiple of l1_way_bytes apart
-    /// (rows of 1024 floats, 512 doubles…; exactly where the input's lanes are as wide as C's, over a stretch of
-    /// lanes where they are narrower — float16): a vector's lines from a group of eight rows fill eight ways of one set,
-    /// and rows of accumulators placed where the stack happened to be (Linux moves its start by up to 8 KiB from
-    /// process to process) fell in that set too, one or two lines more than its ways. Outer log-sum-exp of f32
-    /// [256, 1024] (1 MiB, L2) on Zen 5 ran 1.73–2.47 ns a vector of 8 from process to process, placed apart 1.43.
+    /// `lines_after` + k lines (to within one) after the set of `input` + j lanes: never in the set of the input's
+    /// line of the same lanes, nor in one another's. For the outer kernels whose rows of input lie a multiple of
+    /// l1_way_bytes apart (rows of 1024 floats, 512 doubles…; exactly where the input's lanes are as wide as C's, over
+    /// a stretch of lanes where they are narrower — float16): a vector's lines from a group of eight rows fill eight
+    /// ways of one set, and rows of accumulators placed where the stack happened to be (Linux moves its start by up to
+    /// 8 KiB from process to process) fell in that set too, one or two lines more than its ways. Outer log-sum-exp of
+    /// f32 [256, 1024] (1 MiB, L2) on Zen 5, called under stack offsets of 0–4032 bytes in one process: 1.41–1.79 ns
+    /// a vector of 8 by the offset, placed apart 1.43–1.44 at every offset.
     void place_apart_from(const void* input, std::size_t lines_after) noexcept {
         const std::uintptr_t wanted = reinterpret_cast<std::uintptr_t>(input) + simd::l1_way_bytes / 2 + lines_after * simd::cache_line_bytes;
         const std::uintptr_t offset = (wanted - reinterpret_cast<std::uintptr_t>(lanes)) % simd::l1_way_bytes / simd::cache_line_bytes;
