@@ -446,8 +446,8 @@ template <class U, builtin_element T>
     else return simd::load_widened<U>(source);
 }
 
-/// load_as of `count` (≤ lanes<U>) elements, 0 in the lanes above (load_partial, load_widened_partial); reads nothing
-/// past source[count - 1].
+/// load_as of `count` (< lanes<U>, as load_partial; load_widened_partial also takes lanes<U>) elements, 0 in the lanes
+/// above; reads nothing past source[count - 1].
 template <class U, builtin_element T>
 [[nodiscard, gnu::always_inline]] inline pack<U> load_partial_as(const T* source, std::size_t count) noexcept {
     if constexpr (std::is_same_v<U, T>) return simd::load_partial(source, count, compute_t<T>(0));

@@ -1060,7 +1060,8 @@ void reduce_narrow_rows(const T* x, T* y, std::size_t n, std::ptrdiff_t out_step
         std::array<P, L> v;
         iter::unrolled<L>([&](auto s) {
             const std::size_t first = s * W, available = rest * L > first ? std::min(W, rest * L - first) : 0;
-            v[s] = available == 0 ? P(C(0)) : simd::load_partial_as<U>(x + first, available);
+            if (available == W) v[s] = simd::load_as<U>(x + first);  // load_partial takes fewer than W
+            else v[s] = available == 0 ? P(C(0)) : simd::load_partial_as<U>(x + first, available);
         });
         store(y, rows_of(v), rest);
     }
