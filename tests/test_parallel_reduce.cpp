@@ -360,3 +360,71 @@ TEMPLATE_LIST_TEST_CASE("parallel reductions of one long line: chunks of the cas
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Line hints (simd::line_hints_pay): a speed setting chosen by the CPU, which must never change a result.
+
+TEST_CASE("line hints: the streaming kernels give the same bits with their line hints on and off", "[parallel]") {
+    struct restore_automatic {
+        ~restore_automatic() { simd::set_line_hints(simd::line_hints::automatic); }
+    } restore;
+    test_rng rng("line hints");
+    INFO(rng.describe());
+    // Inputs of 1 MiB or more (line_hints_min_bytes), each through a kernel that hints its lines: the inner kernel
+    // (SUM, MAX, log-sum-exp's one pass) over rows of 1024 and over one line, the short-row log-sum-exp kernel (rows
+    // of 100), argmax's stretches; sequentially and on two threads.
+    const std::size_t rows = 512, columns = 1024, short_rows = 4096, short_length = 100;
+    std::vector<float> x(rows * columns);
+    for (float& v : x) v = static_cast<float>(rng.uniform_real(-4.0, 4.0));
+    const auto run_all = [&](simd::line_hints setting) {
+        simd::set_line_hints(setting);
+        CHECK(simd::line_hints_pay() == (setting == simd::line_hints::on));
+        std::vector<float> values;
+        std::vector<std::int64_t> indices;
+        thread_pool pool(2);
+        const auto on_both = [&](auto&& body) {
+            body(sequential);
+            body(pool);
+        };
+        const tensor_view<const float> matrix(x.data(), {rows, columns}), line(x.data(), {rows * columns}),
+            short_matrix(x.data(), {short_rows, short_length});
+        for (reduce_function function : {reduce_function::sum, reduce_function::max, reduce_function::log_sum_exp}) {
+            on_both([&](auto& exec) {
+                std::vector<float> per_row(rows), whole(1), per_short_row(short_rows);
+                reduce(exec, matrix, tensor_view<float>(per_row.data(), {rows, 1}), function, {1});
+                reduce(exec, line, tensor_view<float>(whole.data(), {1}), function, {0});
+                reduce(exec, short_matrix, tensor_view<float>(per_short_row.data(), {short_rows, 1}), function, {1});
+                for (const auto* part : {&per_row, &whole, &per_short_row}) values.insert(values.end(), part->begin(), part->end());
+            });
+        }
+        on_both([&](auto& exec) {
+            std::vector<std::int64_t> per_row(rows), whole(1);
+            argmax(exec, matrix, tensor_view<std::int64_t>(per_row.data(), {rows, 1}), {1});
+            argmax(exec, line, tensor_view<std::int64_t>(whole.data(), {1}), {0});
+            indices.insert(indices.end(), per_row.begin(), per_row.end());
+            indices.push_back(whole[0]);
+        });
+        return std::pair(values, indices);
+    };
+    const auto [values_on, indices_on] = run_all(simd::line_hints::on);
+    const auto [values_off, indices_off] = run_all(simd::line_hints::off);
+    REQUIRE(values_on.size() == values_off.size());
+    CHECK(std::memcmp(values_on.data(), values_off.data(), values_on.size() * sizeof(float)) == 0);
+    CHECK(indices_on == indices_off);
+    // The values are the operators' own (not, say, all zero): the per-row sums of the sequential run against a
+    // plain double sum.
+    for (std::size_t row = 0; row < rows; row += 97) {
+        double sum = 0;
+        for (std::size_t j = 0; j < columns; ++j) sum += x[row * columns + j];
+        CHECK(values_on[row] == Approx(sum).margin(1e-3));
+    }
+}
+
+TEST_CASE("line hints: the CPU family test matches one family at most, never family 0", "[parallel]") {
+    CHECK_FALSE(simd::amd_family_is(0));
+    int matches = 0;
+    for (unsigned family = 0; family < 0x40; ++family) matches += simd::amd_family_is(family) ? 1 : 0;
+    CHECK(matches <= 1);
+    simd::set_line_hints(simd::line_hints::automatic);
+    CHECK(simd::line_hints_pay() == simd::amd_family_is(0x1A));
+}

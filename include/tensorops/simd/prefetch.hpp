@@ -2,8 +2,16 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+#include <cpuid.h>
+#define TENSOROPS_HAS_CPUID 1
+#else
+#define TENSOROPS_HAS_CPUID 0
+#endif
 
 namespace tensorops::simd {
 
@@ -45,6 +53,57 @@ inline constexpr std::ptrdiff_t page_prefetch_distance = 65536;
     (void)distance;
     (void)bytes;
 #endif
+}
+
+/// Whether the CPU this runs on is an AMD one of CPUID family `family` (base family plus extended family, as AMD counts
+/// them: 0x19 for Zen 3 and Zen 4, 0x1A for Zen 5). False off x86 or without the compiler's <cpuid.h>.
+[[nodiscard]] inline bool amd_family_is(unsigned family) noexcept {
+#if TENSOROPS_HAS_CPUID
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__get_cpuid(0, &a, &b, &c, &d) == 0) return false;
+    const bool amd = b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u;  // "Auth" "enti" "cAMD"
+    if (!amd || __get_cpuid(1, &a, &b, &c, &d) == 0) return false;
+    const unsigned base = (a >> 8) & 0xFu, extended = (a >> 20) & 0xFFu;
+    return (base == 0xFu ? base + extended : base) == family;
+#else
+    (void)family;
+    return false;
+#endif
+}
+
+/// The setting of the streaming kernels' line hints (set_line_hints): chosen by the CPU (automatic), or forced.
+enum class line_hints { automatic, on, off };
+
+namespace detail {
+inline std::atomic<line_hints> line_hint_setting{line_hints::automatic};
+}  // namespace detail
+
+/// Sets whether the streaming kernels hint their lines (line_hints_pay) for the calls that start after it, in every
+/// thread: automatic (the default: by the CPU), on or off. A speed setting only: every result is the same either way.
+inline void set_line_hints(line_hints setting) noexcept { detail::line_hint_setting.store(setting, std::memory_order_relaxed); }
+
+/// Whether the streaming kernels hint every line they will read some way ahead (the inner reduce kernel, its short-row
+/// log-sum-exp, argmax's stretches), besides the page hints that every streaming kernel gives. A tuning choice, never a
+/// result's: by default read once from the CPU the program runs on (set_line_hints overrides it).
+///
+/// Why by CPU: the same hints pay on one core and cost on another, by a lot. 64 MiB of f32 rows of 1024, the page hints
+/// alone → with the line hints 16 KiB ahead:
+///  - AMD Zen 5 (family 0x1A) KVM guest: two threads, median against the read probe, MAX 0.92–0.96 → 1.06–1.22, SUM
+///    1.03–1.08 → 1.11–1.16; log-sum-exp 2.43–2.52 → 1.49–1.52 ms; argmax 3.6–4.8 → 2.2–2.5 ms (rows of 512: 5.9 → 2.6).
+///  - AMD Zen 4 (family 0x19, EPYC) KVM guest, 2026-11-28, ns a vector of 8 floats, best of 4 alternated in one process,
+///    two rounds: SUM one thread 0.71–0.78 → 1.00–1.05, two 0.53–0.55 → 0.61–0.64; log-sum-exp one thread 1.31 → 1.49–1.50,
+///    two 0.69–0.75 → 0.75; argmax one thread 0.84–0.85 → 0.92–0.93, two 0.60–0.61 → 0.59–0.64; rows of 512 and 4096 alike
+///    (never faster with them).
+/// Measured to pay on Zen 5 only; off elsewhere (an Intel host, earlier, had lines 8 KiB ahead slower than the page hints
+/// alone, simd::prefetch_page_ahead).
+[[nodiscard]] inline bool line_hints_pay() noexcept {
+    switch (detail::line_hint_setting.load(std::memory_order_relaxed)) {
+        case line_hints::on: return true;
+        case line_hints::off: return false;
+        case line_hints::automatic: break;
+    }
+    static const bool pay = amd_family_is(0x1Au);
+    return pay;
 }
 
 /// Hints that the cache line holding `address` will be written (ForWrite; x86: prefetchw where the target has it, else

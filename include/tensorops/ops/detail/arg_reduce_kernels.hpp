@@ -255,7 +255,8 @@ inline constexpr std::size_t arg_block = 2048;
 /// (alternated, five rounds), 4 / 8 / 16 / 32 KiB ahead: rows of 1024, op 1.06–1.33 / 0.85–0.96 / 0.85–0.97 /
 /// 0.91–0.98 ms, against the probe 0.87–0.98 / 0.93–1.08 / 1.04–1.16 / 0.92–0.96; rows of 512 1.04–1.07 → 0.99–1.01
 /// ms, of 4096 0.85–0.89 → 0.75–0.77, one line of 16 Mi 0.83–0.84 either; one thread, rows of 1024 0.80–0.87 →
-/// 1.11–1.14 of its probe.
+/// 1.11–1.14 of its probe. All on Zen 5: on a Zen 4 the hints made rows of 1024 7–9 % slower on one thread, equal on
+/// two; they are given where simd::line_hints_pay says so.
 inline constexpr std::ptrdiff_t arg_lines_ahead = 16384;
 inline constexpr std::size_t arg_lines_min_bytes = 2048;
 
@@ -289,7 +290,7 @@ template <bool Maximum, bool Last, class T>
     // Every line of the stretch arg_lines_ahead bytes on (the rows a few on, for back-to-back rows), and the page
     // hints: both tile the block as its steps go — its first two steps, each pair of steps after them, the last odd
     // step and the tail.
-    const bool line_hints = count * sizeof(T) >= arg_lines_min_bytes;
+    const bool line_hints = count * sizeof(T) >= arg_lines_min_bytes && simd::line_hints_pay();
     const auto hint_lines = [&](const T* at, std::size_t bytes) {
         if (line_hints) simd::prefetch_ahead(at, arg_lines_ahead, bytes);
     };

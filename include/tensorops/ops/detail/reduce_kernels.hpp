@@ -177,7 +177,8 @@ void reduce_strided(const T* input, T* output, const reduce_nests<>& parts, std:
 // by the other reduced dimensions. inner_accumulators vector accumulators take that many vectors per step, so
 // as many independent dependency chains hide the latency of the combining instruction (a NaN-propagating max
 // is three instructions deep); run ends narrower than a vector go to a scalar accumulator. The loop hints every line
-// inner_lines_ahead bytes on and each page simd::page_prefetch_distance bytes before it gets there
+// inner_lines_ahead bytes on (on CPUs where that pays: simd::line_hints_pay) and each page
+// simd::page_prefetch_distance bytes before it gets there
 // (simd::prefetch_stream_ahead: the hardware prefetchers stop at a page's end, and its address translation would
 // stall the stream; earlier, a hint per line 8 KiB ahead had helped float max, which without hints read 64 MiB at
 // ~80 % of the read limit on an Intel host). The accumulators
@@ -197,14 +198,16 @@ inline constexpr std::size_t inner_accumulators = 8;
 /// 1.03–1.08 → 1.11–1.16 (0.94–1.09 → 0.83–0.88 ms); one thread MAX 1.80–1.82 → 1.65–1.68 ms, SUM alike (1.02–1.07
 /// of its probe either way). Once, on an Intel host, lines 8 KiB ahead without page hints were slower than the page
 /// hints alone (simd/prefetch.hpp); both together are what pays here. argmax's kernel hints its lines as far ahead.
+/// On an AMD Zen 4 the line hints cost 10–30 % instead: they are given where simd::line_hints_pay says so.
 inline constexpr std::ptrdiff_t inner_lines_ahead = 16384;
 
 /// Inputs (of a call, or of one piece of it) smaller than this stay in cache, where the line hints only cost: 64 KiB of
 /// f32 rows of 1024 summed 15–25 % slower with them (every function of the suite's 64 KiB cases).
 inline constexpr std::size_t line_hints_min_bytes = std::size_t{1} << 20;
 
-/// Whether a kernel reading `bytes` of input hints its lines (line_hints_min_bytes).
-[[nodiscard]] constexpr bool hints_lines(std::size_t bytes) noexcept { return bytes >= line_hints_min_bytes; }
+/// Whether a kernel reading `bytes` of input hints its lines: on a CPU where they pay (simd::line_hints_pay: the
+/// figures above are Zen 5's; on Zen 4 they cost 10–30 %), for inputs of line_hints_min_bytes or more.
+[[nodiscard]] inline bool hints_lines(std::size_t bytes) noexcept { return bytes >= line_hints_min_bytes && simd::line_hints_pay(); }
 
 /// The hints of one step of a loop streaming up a contiguous run, the step reading [x, x + bytes): the page
 /// simd::page_prefetch_distance ahead (simd::prefetch_stream_ahead) and, when `lines`, every line inner_lines_ahead
