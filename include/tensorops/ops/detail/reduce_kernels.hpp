@@ -703,6 +703,14 @@ log_sum_exp_state<typename R::accumulator> log_sum_exp_of_runs(const executor_re
 // (log_sum_exp_short_rows_one_pass), and shorter rows, or rows that reference does not serve, in two: the group's
 // maxima, then the sums of e^(x − shift) (from L1); groups are finished (the logarithm) in batches (reduce_short_rows). Float sums: one accumulator of ≤ 64
 // elements per lane, then the lanes pairwise (the general kernel sums up to cascade_block = 128 per lane).
+// Rows of short_rows_one_by_one_vectors vectors or more (other than log-sum-exp's) are read one after the other, not side
+// by side: each in short_row_chains accumulators (after the first vector, vectors 1, 5, 9, … join the first, 2, 6, 10, …
+// the second, …; whole vectors left over and the last, partial one join the first), combined pairwise at the row's end. Read side by side — the
+// group's eight rows a vector each at a time — rows of 64–512 floats came from memory at half the speed or less on
+// an AMD Zen 4 guest (f32 SUM of 64 MiB, ns a vector of 8, side by side → one by one: rows of 48 1.42 → 0.95, 64 1.60
+// → 0.95, 128 2.52 → 0.93, 256 2.20 → 0.90, 512 1.68 → 0.84; 1 MiB in L2: 0.51 → 0.50, 0.48 → 0.47, 0.41 → 0.39, 0.38 →
+// 0.37, 0.43 → 0.42; rows of 16 and 32 floats ran 5–50 % slower one by one, 40 alike). Hints a line 16 KiB ahead did
+// not help the side-by-side reads (slower), nor did two rows side by side (as slow as eight).
 
 /// Rows of at most this many vectors of up to 32 bytes take the short-row kernel (beyond, the general kernel was as fast
 /// with AVX2).
@@ -729,6 +737,46 @@ inline constexpr std::size_t short_row_limit = R::shifted ? short_row_elements<T
 template <class T>
 inline constexpr std::size_t short_row_group = std::min<std::size_t>(simd::lanes<T>, 8);
 
+/// Rows of at least this many vectors are read one after the other in the short-row kernel (see above), shorter ones
+/// side by side.
+inline constexpr std::size_t short_rows_one_by_one_vectors = 6;
+
+/// Accumulators of a row read on its own in the short-row kernel: independent chains, so that the latency of the
+/// combining instruction does not bound the row.
+inline constexpr std::size_t short_row_chains = 4;
+
+/// Whether the short-row kernel reads rows of `length` elements, `lanes` a vector, one after the other (combine_row_alone)
+/// rather than side by side: rows of short_rows_one_by_one_vectors vectors or more, but for log-sum-exp's.
+template <class R>
+[[nodiscard]] constexpr bool reads_rows_one_by_one(std::size_t length, std::size_t lanes) noexcept {
+    return !R::shifted && length >= short_rows_one_by_one_vectors * lanes;
+}
+
+/// The lanes of r's combination of the `length` (≥ W) contiguous elements at `row`, lifted with `shift`, in lanes of U
+/// (as combine_short_rows): short_row_chains accumulators along the row (from the second vector on, vector i joins chain
+/// (i − 1) mod short_row_chains; the first vector, whole vectors left over and the last, partial one, the first chain),
+/// combined pairwise at its end.
+template <class U, class T, class R, class Shift>
+[[gnu::always_inline]] inline simd::pack<U> combine_row_alone(const T* row, std::size_t length, const R& r, const Shift& shift) {
+    using P = simd::pack<U>;
+    using C = simd::compute_t<U>;
+    constexpr std::size_t W = P::size, Q = short_row_chains;
+    const P identity(static_cast<C>(r.identity()));
+    simd::prefetch_stream_ahead(row, length * sizeof(T));
+    std::array<P, Q> chain;
+    chain[0] = r.lift_lanes(simd::load_as<U>(row), shift);
+    iter::unrolled<Q - 1>([&](auto q) TENSOROPS_INLINE_STEP { chain[q + 1] = identity; });
+    std::size_t j = W;
+    for (; j + Q * W <= length; j += Q * W)
+        iter::unrolled<Q>([&](auto q) TENSOROPS_INLINE_STEP { chain[q] = r.combine_lanes(chain[q], r.lift_lanes(simd::load_as<U>(row + j + q * W), shift)); });
+    for (; j + W <= length; j += W) chain[0] = r.combine_lanes(chain[0], r.lift_lanes(simd::load_as<U>(row + j), shift));
+    if (j < length) {  // the last W elements, of which the first W − (length − j) were counted already
+        const auto counted = simd::detail::lanes_below<P>(W - (length - j));
+        chain[0] = r.combine_lanes(chain[0], simd::select(counted, identity, r.lift_lanes(simd::load_as<U>(row + length - W), shift)));
+    }
+    return combine_all(chain, [&](const P& a, const P& b) { return r.combine_lanes(a, b); });
+}
+
 /// Lane p (p < G) = r's combination of the `length` (≥ 1) contiguous elements at rows[p], lifted with
 /// shift_of(p) (a register; ignored by reductions that are not shifted). Rows shorter than a register are one
 /// vector each, its lanes from `length` on set to the identity: read whole where `whole` (the caller knows that W
@@ -751,6 +799,8 @@ template <class U, class T, class R, std::size_t G, class Shift>
             iter::unrolled<G>([&](auto k) TENSOROPS_INLINE_STEP {
                 acc[k] = simd::select(valid, r.lift_lanes(simd::load_partial_as<U>(rows[k], length), shift_of(k)), identity);
             });
+    } else if (reads_rows_one_by_one<R>(length, W)) {
+        iter::unrolled<G>([&](auto k) TENSOROPS_INLINE_STEP { acc[k] = combine_row_alone<U>(rows[k], length, r, shift_of(k)); });
     } else {
         // Rows S at a time: log-sum-exp's terms take enough constants that eight accumulators spilled (f32, 512 KiB, ns
         // a row, eight → four at a time: rows of 8 5.8 → 5.3, of 16 7.8 → 7.3, of 64 20.3 → 20.0).
