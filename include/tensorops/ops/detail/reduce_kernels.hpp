@@ -703,7 +703,7 @@ log_sum_exp_state<typename R::accumulator> log_sum_exp_of_runs(const executor_re
 // (log_sum_exp_short_rows_one_pass), and shorter rows, or rows that reference does not serve, in two: the group's
 // maxima, then the sums of e^(x − shift) (from L1); groups are finished (the logarithm) in batches (reduce_short_rows). Float sums: one accumulator of ≤ 64
 // elements per lane, then the lanes pairwise (the general kernel sums up to cascade_block = 128 per lane).
-// Rows of short_rows_one_by_one_vectors vectors or more (other than log-sum-exp's) are read one after the other, not side
+// Rows of short_rows_one_by_one_vectors vectors and 192 bytes or more (other than log-sum-exp's) are read one after the other, not side
 // by side: each in short_row_chains accumulators (after the first vector, vectors 1, 5, 9, … join the first, 2, 6, 10, …
 // the second, …; whole vectors left over and the last, partial one join the first), combined pairwise at the row's end. Read side by side — the
 // group's eight rows a vector each at a time — rows of 64–512 floats came from memory at half the speed or less on
@@ -737,19 +737,23 @@ inline constexpr std::size_t short_row_limit = R::shifted ? short_row_elements<T
 template <class T>
 inline constexpr std::size_t short_row_group = std::min<std::size_t>(simd::lanes<T>, 8);
 
-/// Rows of at least this many vectors are read one after the other in the short-row kernel (see above), shorter ones
-/// side by side.
+/// Rows of at least this many vectors and short_rows_one_by_one_bytes bytes are read one after the other in the
+/// short-row kernel (see above), shorter ones side by side.
 inline constexpr std::size_t short_rows_one_by_one_vectors = 6;
+/// The bytes of that least row: rows of 64 float16 or int16 elements (eight vectors of the 32-bit lanes they widen to,
+/// 128 bytes) ran 4–14 % slower one by one, from memory and in L2; of 256, 2.6–3.4× faster from memory.
+inline constexpr std::size_t short_rows_one_by_one_bytes = 192;
 
 /// Accumulators of a row read on its own in the short-row kernel: independent chains, so that the latency of the
 /// combining instruction does not bound the row.
 inline constexpr std::size_t short_row_chains = 4;
 
-/// Whether the short-row kernel reads rows of `length` elements, `lanes` a vector, one after the other (combine_row_alone)
-/// rather than side by side: rows of short_rows_one_by_one_vectors vectors or more, but for log-sum-exp's.
-template <class R>
+/// Whether the short-row kernel reads rows of `length` elements of T, `lanes` a vector, one after the other
+/// (combine_row_alone) rather than side by side: rows of short_rows_one_by_one_vectors vectors and
+/// short_rows_one_by_one_bytes bytes or more, but for log-sum-exp's.
+template <class R, class T>
 [[nodiscard]] constexpr bool reads_rows_one_by_one(std::size_t length, std::size_t lanes) noexcept {
-    return !R::shifted && length >= short_rows_one_by_one_vectors * lanes;
+    return !R::shifted && length >= short_rows_one_by_one_vectors * lanes && length * sizeof(T) >= short_rows_one_by_one_bytes;
 }
 
 /// The lanes of r's combination of the `length` (≥ W) contiguous elements at `row`, lifted with `shift`, in lanes of U
@@ -799,7 +803,7 @@ template <class U, class T, class R, std::size_t G, class Shift>
             iter::unrolled<G>([&](auto k) TENSOROPS_INLINE_STEP {
                 acc[k] = simd::select(valid, r.lift_lanes(simd::load_partial_as<U>(rows[k], length), shift_of(k)), identity);
             });
-    } else if (reads_rows_one_by_one<R>(length, W)) {
+    } else if (reads_rows_one_by_one<R, T>(length, W)) {
         iter::unrolled<G>([&](auto k) TENSOROPS_INLINE_STEP { acc[k] = combine_row_alone<U>(rows[k], length, r, shift_of(k)); });
     } else {
         // Rows S at a time: log-sum-exp's terms take enough constants that eight accumulators spilled (f32, 512 KiB, ns
