@@ -691,7 +691,7 @@ log_sum_exp_state<typename R::accumulator> log_sum_exp_of_runs(const executor_re
 // one horizontal step, and runs shorter than a vector went to the scalar kernel: for runs of a few vectors that
 // costs more than reading them (64 MiB of f32 rows of 8 elements: SUM 38.8 ms, MAX 83.8 ms, where one read takes
 // 2.3–5 ms; rows of 3: SUM 66 ms). Here the rows are taken short_row_group at a time: each row's vectors are
-// combined in order into one accumulator — its last, partial vector read as the row's last W elements with the
+// combined in order into one accumulator (longer rows: in several, below) — its last, partial vector read as the row's last W elements with the
 // lanes already counted set to the identity, a run shorter than a vector as one vector with the lanes past it set to
 // the identity (read whole where the rows after it are the input's, else by a partial load) — and the group's
 // accumulators are folded into one register by simd::reduce_lanes_of_rows, lane p holding row p's combination,
@@ -703,14 +703,16 @@ log_sum_exp_state<typename R::accumulator> log_sum_exp_of_runs(const executor_re
 // (log_sum_exp_short_rows_one_pass), and shorter rows, or rows that reference does not serve, in two: the group's
 // maxima, then the sums of e^(x − shift) (from L1); groups are finished (the logarithm) in batches (reduce_short_rows). Float sums: one accumulator of ≤ 64
 // elements per lane, then the lanes pairwise (the general kernel sums up to cascade_block = 128 per lane).
-// Rows of short_rows_one_by_one_vectors vectors and 192 bytes or more (other than log-sum-exp's) are read one after the other, not side
-// by side: each in short_row_chains accumulators (after the first vector, vectors 1, 5, 9, … join the first, 2, 6, 10, …
-// the second, …; whole vectors left over and the last, partial one join the first), combined pairwise at the row's end. Read side by side — the
-// group's eight rows a vector each at a time — rows of 64–512 floats came from memory at half the speed or less on
-// an AMD Zen 4 guest (f32 SUM of 64 MiB, ns a vector of 8, side by side → one by one: rows of 48 1.42 → 0.95, 64 1.60
-// → 0.95, 128 2.52 → 0.93, 256 2.20 → 0.90, 512 1.68 → 0.84; 1 MiB in L2: 0.51 → 0.50, 0.48 → 0.47, 0.41 → 0.39, 0.38 →
-// 0.37, 0.43 → 0.42; rows of 16 and 32 floats ran 5–50 % slower one by one, 40 alike). Hints a line 16 KiB ahead did
-// not help the side-by-side reads (slower), nor did two rows side by side (as slow as eight).
+// Rows of short_rows_one_by_one_vectors vectors and short_rows_one_by_one_bytes bytes or more (other than
+// log-sum-exp's) are read one after the other instead, not side by side (combine_row_alone): each in short_row_chains
+// accumulators (after the first vector, vectors 1, 5, 9, … join the first, 2, 6, 10, … the second, …; whole vectors
+// left over and the last, partial one join the first), combined pairwise at the row's end — so a float lane's chain
+// sums at most 16 elements, not 64. Read side by side — the group's eight rows a vector each at a time — rows of
+// 64–512 floats came from memory at half the speed or less on an AMD Zen 4 guest (f32 SUM of 64 MiB, ns a vector of 8,
+// side by side → one by one: rows of 48 1.42 → 0.95, 64 1.60 → 0.95, 128 2.52 → 0.93, 256 2.20 → 0.90, 512 1.68 →
+// 0.84; 1 MiB in L2: 0.51 → 0.50, 0.48 → 0.47, 0.41 → 0.39, 0.38 → 0.37, 0.43 → 0.42; rows of 16 and 32 floats ran
+// 5–50 % slower one by one, 40 alike). Hints a line 16 KiB ahead did not help the side-by-side reads (slower), nor did
+// two rows side by side (as slow as eight).
 
 /// Rows of at most this many vectors of up to 32 bytes take the short-row kernel (beyond, the general kernel was as fast
 /// with AVX2).
