@@ -707,7 +707,7 @@ log_sum_exp_state<typename R::accumulator> log_sum_exp_of_runs(const executor_re
 // log-sum-exp's) are read one after the other instead, not side by side (combine_row_alone): each in short_row_chains
 // accumulators (after the first vector, vectors 1, 5, 9, … join the first, 2, 6, 10, … the second, …; whole vectors
 // left over and the last, partial one join the first), combined pairwise at the row's end — so a float lane's chain
-// sums at most 16 elements, not 64. Read side by side — the group's eight rows a vector each at a time — rows of
+// sums at most 20 elements, not 64. Read side by side — the group's eight rows a vector each at a time — rows of
 // 64–512 floats came from memory at half the speed or less on an AMD Zen 4 guest (f32 SUM of 64 MiB, ns a vector of 8,
 // side by side → one by one: rows of 48 1.42 → 0.95, 64 1.60 → 0.95, 128 2.52 → 0.93, 256 2.20 → 0.90, 512 1.68 →
 // 0.84; 1 MiB in L2: 0.51 → 0.50, 0.48 → 0.47, 0.41 → 0.39, 0.38 → 0.37, 0.43 → 0.42; rows of 16 and 32 floats ran
