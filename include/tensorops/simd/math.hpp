@@ -284,12 +284,15 @@ template <class P>
 }
 
 namespace detail {
+/// The coefficients of polynomial_exp2_eighth, the highest degree first (the last, the constant, is 1).
+inline constexpr float exp2_eighth_coefficients[4] = {0x1.c6ac02p-14f, 0x1.ec0cdap-9f, 0x1.62e430p-4f, 1.0f};
 #if TENSOROPS_HAS_XSIMD
 /// 2^(f/8) per float lane for f in [−½, ½]: a degree-3 polynomial fitted for least maximum relative error
 /// (2.8·10⁻⁸), three fused multiply-adds. NaN for NaN f.
 template <class P>
 [[nodiscard, gnu::always_inline]] inline P polynomial_exp2_eighth(const P& f) noexcept {
-    return horner(f, 0x1.c6ac02p-14f, 0x1.ec0cdap-9f, 0x1.62e430p-4f, 1.0f);
+    constexpr const float* c = exp2_eighth_coefficients;
+    return horner(f, c[0], c[1], c[2], c[3]);
 }
 #endif
 
@@ -332,7 +335,7 @@ P power_of_two_in_eighths(const P& biased) noexcept;  // has_eighth_table is fal
 #endif
 }  // namespace detail
 
-/// 2^(x·L − k) per float lane, L = log2 e rounded to float, for the reference k of `r` and x·L − k ≤ 120
+/// exp_over_power_of_two(x, r): 2^(x·L − k) per float lane, L = log2 e rounded to float, for the reference k of `r` and x·L − k ≤ 120
 /// (x = −inf allowed): e^x / 2^k, the term of a log-sum-exp block whose reference k (in powers of two) lies
 /// anywhere below its maximum. NaN where x is NaN or +inf, whatever its bits (a block's sum of terms tells those
 /// lanes apart). Other inputs give unspecified values, without undefined behaviour. Accuracy: 1.6·10⁻⁷ relative
@@ -354,8 +357,16 @@ P power_of_two_in_eighths(const P& biased) noexcept;  // has_eighth_table is fal
 /// 16 % faster in a loop of terms in cache (1.23 → 1.04 ns a vector of 8 floats, Zen 5). The factor e^(x·δ),
 /// δ = L·ln 2 − 1 ≈ 2^−26, against e^x / 2^k, cancels with power_of_two_over_exp's for the terms that matter (x near
 /// top).
+/// (The term is computed by add_exp_over_power_of_two, below, with a zero sum.)
+///
+/// add_exp_over_power_of_two(sum, x, r): sum + exp_over_power_of_two(x, r) per float lane, the term's last product
+/// added to `sum` in one fused multiply-add where the target has it (TENSOROPS_FUSED_MULTIPLY_ADD): rounded once, and
+/// the same instruction whatever the compiler — GCC had fused a caller's sum into the product by itself
+/// (-ffp-contract=fast), Clang not. Kernels that must give the same bits as others (log-sum-exp's 512-bit loops against
+/// the AVX2 ones, ops/detail/log_sum_exp_avx512.hpp) cannot leave that to the compiler. With a zero sum it is the term
+/// itself (0 + p·q is p·q rounded once).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P exp_over_power_of_two(const P& x, const power_of_two_reference<P>& r) noexcept {
+[[nodiscard, gnu::always_inline]] inline P add_exp_over_power_of_two(const P& sum, const P& x, const power_of_two_reference<P>& r) noexcept {
     static_assert(std::is_same_v<typename P::value_type, float>);
 #if TENSOROPS_HAS_XSIMD
     using I = xsimd::as_integer_t<P>;
@@ -374,18 +385,30 @@ template <class P>
     const P biased = ((product - k) + rounding) + rounding_constant;
     const P f = (product - (biased + r.k_less_rounding)) + rounding;
 #endif
+    const auto add_product = [&](const P& p, const P& power) {
+#if TENSOROPS_FUSED_MULTIPLY_ADD
+        return xsimd::fma(p, power, sum);
+#else
+        return sum + p * power;
+#endif
+    };
     if constexpr (detail::has_eighth_table<P>) {
-        return detail::polynomial_exp2_eighth(f) * detail::power_of_two_in_eighths(biased);
+        return add_product(detail::polynomial_exp2_eighth(f), detail::power_of_two_in_eighths(biased));
     } else {
         const P power = xsimd::bitwise_cast<P>(xsimd::bitwise_cast<I>(biased) << 23);  // 2^m: low bits 127 + m, ≥ 2
-        return detail::polynomial_exp2(f) * power;
+        return add_product(detail::polynomial_exp2(f), power);
     }
 #else
     const double k = static_cast<double>(r.k_less_rounding.value) + static_cast<double>(detail::round_to_biased_steps<P>);
     if (!(x.value < std::numeric_limits<float>::infinity())) return P(std::numeric_limits<float>::quiet_NaN());  // NaN, +inf
     const double clamped = std::max(x.value, r.lowest.value);
-    return P(static_cast<float>(std::exp2(clamped * static_cast<double>(log2e_float) - k)));
+    return P(sum.value + static_cast<float>(std::exp2(clamped * static_cast<double>(log2e_float) - k)));
 #endif
+}
+
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P exp_over_power_of_two(const P& x, const power_of_two_reference<P>& r) noexcept {
+    return simd::add_exp_over_power_of_two(P(0.0f), x, r);
 }
 
 /// exp_over_power_of_two with the reference's constants computed here.

@@ -35,7 +35,9 @@
 #include "../../simd/pack.hpp"
 #include "../../simd/prefetch.hpp"
 #include "../../simd/shuffle.hpp"
+#include "log_sum_exp_avx512.hpp"
 #include "reductions.hpp"
+#include "stream_hints.hpp"
 
 namespace tensorops::detail {
 
@@ -190,37 +192,6 @@ void reduce_strided(const T* input, T* output, const reduce_nests<>& parts, std:
 
 /// Vector accumulators of the inner kernel.
 inline constexpr std::size_t inner_accumulators = 8;
-
-/// How far ahead (bytes) the inner kernel's loop hints every cache line it will read, besides the page hints: with two
-/// threads reading, the hardware prefetchers alone ran too short a stream ahead. 64 MiB of f32 rows of 1024 on a
-/// two-thread pool, AMD Zen 5 guest, median of 80 calls against a two-thread read probe after each (alternated, three
-/// rounds), page hints alone → and lines 16 KiB ahead: MAX 0.92–0.96 → 1.06–1.22 (0.92–1.00 → 0.83–0.87 ms), SUM
-/// 1.03–1.08 → 1.11–1.16 (0.94–1.09 → 0.83–0.88 ms); one thread MAX 1.80–1.82 → 1.65–1.68 ms, SUM alike (1.02–1.07
-/// of its probe either way). Once, on an Intel host, lines 8 KiB ahead without page hints were slower than the page
-/// hints alone (simd/prefetch.hpp); both together are what pays here. argmax's kernel hints its lines as far ahead.
-/// On an AMD Zen 4 the line hints cost 10–30 % instead: they are given where simd::line_hints_pay says so.
-inline constexpr std::ptrdiff_t inner_lines_ahead = 16384;
-
-/// Inputs (of a call, or of one piece of it) smaller than this stay in cache, where the line hints only cost: 64 KiB of
-/// f32 rows of 1024 summed 15–25 % slower with them (every function of the suite's 64 KiB cases).
-inline constexpr std::size_t line_hints_min_bytes = std::size_t{1} << 20;
-
-/// Whether a kernel reading `bytes` of input hints its lines: on a CPU where they pay (simd::line_hints_pay: the
-/// figures above are Zen 5's; on Zen 4 they cost 10–30 %), for inputs of line_hints_min_bytes or more.
-[[nodiscard]] inline bool hints_lines(std::size_t bytes) noexcept { return bytes >= line_hints_min_bytes && simd::line_hints_pay(); }
-
-/// The hints of one step of a loop streaming up a contiguous run, the step reading [x, x + bytes): the page
-/// simd::page_prefetch_distance ahead (simd::prefetch_stream_ahead) and, when `lines`, every line inner_lines_ahead
-/// ahead. The contiguous kernels' loops (inner_runs, reduce_contiguous, log_sum_exp_one_pass, reduce_line_in_chunks)
-/// call it once per step; `lines` comes from the size of what their caller reads (hints_lines).
-/// Log-sum-exp's one pass, whose arithmetic leaves the memory stream most to the hardware prefetchers, gained most from
-/// the line hints: 64 MiB of f32 rows of 1024, two-thread pool (alternated, three rounds), 2.43–2.52 → 1.49–1.52 ms,
-/// one thread 4.8 → 2.9–3.5 ms.
-template <class T>
-[[gnu::always_inline]] inline void hint_stream_step(const T* x, std::size_t bytes, bool lines) noexcept {
-    simd::prefetch_stream_ahead(x, bytes);
-    if (lines) simd::prefetch_ahead(x, inner_lines_ahead, bytes);
-}
 
 /// The `count` of accumulate_runs_after and accumulate_runs that means every run of the nest.
 inline constexpr std::size_t all_runs = static_cast<std::size_t>(-1);
@@ -512,22 +483,35 @@ log_sum_exp_terms<simd::compute_t<T>> log_sum_exp_one_pass(const T* x, std::size
         P top, sum;
     };
     const auto add = [&](const top_and_sum& a, const P& v) TENSOROPS_INLINE_STEP {
-        return top_and_sum{maximum(a.top, v), a.sum + lse::term_lanes(v, r)};
+        return top_and_sum{maximum(a.top, v), lse::add_term_lanes(a.sum, v, r)};
     };
     constexpr std::size_t pairs = 2;
     std::array<top_and_sum, pairs> acc;
-    iter::fill_unrolled(acc, top_and_sum{P(lowest), P(C(0))});
-    std::size_t j = 0;
-    for (; j + U * W <= full; j += U * W) {
-        hint_stream_step(x + j, U * W * sizeof(T), hint_lines);  // as reduce_contiguous
-        iter::unrolled<U>([&](auto k) {
-            auto& a = acc[k % pairs];
-            a = add(a, simd::load(x + j + k * W));
-        });
+    const auto walk = [&] {
+        iter::fill_unrolled(acc, top_and_sum{P(lowest), P(C(0))});
+        std::size_t j = 0;
+        for (; j + U * W <= full; j += U * W) {
+            hint_stream_step(x + j, U * W * sizeof(T), hint_lines);  // as reduce_contiguous
+            iter::unrolled<U>([&](auto k) {
+                auto& a = acc[k % pairs];
+                a = add(a, simd::load(x + j + k * W));
+            });
+        }
+        if (j < full + tail) simd::prefetch_stream_ahead(x + j, (full + tail - j) * sizeof(T));  // the hints tile the stretch
+        for (; j < full; j += W) acc[0] = add(acc[0], simd::load(x + j));
+        if (tail != 0) acc[0] = add(acc[0], simd::load_partial(x + full, tail, lowest));
+    };
+    if constexpr (has_avx512_log_sum_exp<T>) {
+        if (simd::avx512_kernels_run()) {  // the same walk on 512-bit registers: the same bits (log_sum_exp_avx512.hpp)
+            log_sum_exp_walk_lanes lanes;
+            avx512::log_sum_exp_walk(x, full, tail, r.lowest.get(0), r.k_less_rounding.get(0), hint_lines, lanes);
+            for (std::size_t k = 0; k < pairs; ++k) acc[k] = top_and_sum{simd::load(lanes.top + k * W), simd::load(lanes.sum + k * W)};
+        } else {
+            walk();
+        }
+    } else {
+        walk();
     }
-    if (j < full + tail) simd::prefetch_stream_ahead(x + j, (full + tail - j) * sizeof(T));  // the hints tile the stretch
-    for (; j < full; j += W) acc[0] = add(acc[0], simd::load(x + j));
-    if (tail != 0) acc[0] = add(acc[0], simd::load_partial(x + full, tail, lowest));
     const auto all = combine_all(acc, [&](const top_and_sum& a, const top_and_sum& b) { return top_and_sum{maximum(a.top, b.top), a.sum + b.sum}; });
     const P top(simd::reduce_max(all.top));
     const C sum = simd::reduce_add(all.sum);
@@ -903,7 +887,7 @@ template <class T, std::size_t G>
                 if (hint_lines) simd::prefetch_ahead(rows[k] + j, inner_lines_ahead, W * sizeof(T));
                 const P x = simd::load(rows[k] + j);
                 tops[k] = maximum(tops[k], x);
-                sums[k] = sums[k] + lse::term_lanes(x, row_reference[k]);
+                sums[k] = lse::add_term_lanes(sums[k], x, row_reference[k]);
             });
         if (j < length) {  // the last W elements, of which the first W − (length − j) were counted already
             const auto counted = simd::detail::lanes_below<P>(W - (length - j));
@@ -1902,15 +1886,24 @@ void log_sum_exp_block(const T* const* block, std::size_t count, std::size_t w, 
             iter::unrolled<Rows>([&](auto k) {
                 const P x = load(rows[k] + j);
                 t = simd::max_ignoring_nan(t, x);
-                sum = sum + lse::term_lanes(x, reference);
+                sum = lse::add_term_lanes(sum, x, reference);
             });
             store(top + j, t);
             store(sums + j, sum);
         });
         i += Rows;
     };
-    while (i + lse_row_group <= count) add_rows(std::integral_constant<std::size_t, lse_row_group>{});
-    while (i < count) add_rows(std::integral_constant<std::size_t, 1>{});
+    bool rows_done = false;
+    if constexpr (has_avx512_log_sum_exp<T>) {
+        if (simd::avx512_kernels_run()) {  // the same loop on 512-bit registers: the same bits (log_sum_exp_avx512.hpp)
+            avx512::log_sum_exp_block_rows<lse_row_group>(block, count, w, first, second, top, sums);
+            rows_done = true;
+        }
+    }
+    if (!rows_done) {
+        while (i + lse_row_group <= count) add_rows(std::integral_constant<std::size_t, lse_row_group>{});
+        while (i < count) add_rows(std::integral_constant<std::size_t, 1>{});
+    }
     for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) TENSOROPS_INLINE_STEP {
         P t = load(top + j);
         const P reference = load(shift + j), sum = load(sums + j);

@@ -265,6 +265,14 @@ struct log_sum_exp_reduction {
         if constexpr (std::is_same_v<typename P::value_type, float>) return simd::exp_over_power_of_two(x, r);
         else return simd::exp_shifted(x, r);
     }
+    /// sum + term_lanes(x, r), for float lanes with the term's last product fused into the sum
+    /// (simd::add_exp_over_power_of_two: the same instruction whatever the compiler, which the 512-bit loops of
+    /// ops/detail/log_sum_exp_avx512.hpp must match bit for bit).
+    template <class P, class Reference>
+    [[nodiscard, gnu::always_inline]] static P add_term_lanes(const P& sum, const P& x, const Reference& r) {
+        if constexpr (std::is_same_v<typename P::value_type, float>) return simd::add_exp_over_power_of_two(sum, x, r);
+        else return sum + simd::exp_shifted(x, r);
+    }
     /// Lanes whose finite maximum `top` the reference serves: every term at most 2^96 (e^64 for double lanes), the
     /// largest at least 2^−1 — so a block's sum of terms is neither large nor small, and at_top applies. False where
     /// top is not finite.
