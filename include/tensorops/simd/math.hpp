@@ -406,6 +406,7 @@ template <class P>
 #endif
 }
 
+/// exp_over_power_of_two(x, r), as documented above: add_exp_over_power_of_two with a zero sum.
 template <class P>
 [[nodiscard, gnu::always_inline]] inline P exp_over_power_of_two(const P& x, const power_of_two_reference<P>& r) noexcept {
     return simd::add_exp_over_power_of_two(P(0.0f), x, r);

@@ -16,7 +16,8 @@
 // row's lanes, 16 at a time instead of 8. The one pass's AVX2 walk keeps two pairs of accumulators, vector 2i joining
 // the first and 2i + 1 the second: a 512-bit register holds both (its low half the first), and its 16 consecutive
 // floats are those two vectors; the vectors left over join the low half alone (a merge-masked step), and the caller
-// combines the halves as the AVX2 walk combines its pairs. Tests (test_reduce_avx512.cpp) compare the two bit for bit.
+// combines the halves as the AVX2 walk combines its pairs. A test (test_parallel_reduce.cpp, "AVX-512 kernels: …")
+// compares the two bit for bit.
 //
 // Built where the translation unit targets AVX2 with FMA and not AVX-512 (then the generic kernels already run on
 // 512-bit registers), on x86-64 with GCC or Clang (the target attribute), for float data.
