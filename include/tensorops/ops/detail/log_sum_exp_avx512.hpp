@@ -55,6 +55,9 @@ struct log_sum_exp_walk_lanes {
 };
 
 #if TENSOROPS_AVX512_KERNELS
+// The instruction set of every function below, named once (with AVX2 and FMA, which the build has already).
+#define TENSOROPS_AVX512_TARGET gnu::target("avx512f,avx2,fma")
+
 namespace avx512 {
 
 static_assert(simd::lanes<float> == 8, "the 512-bit loops stand for loops over 8-lane float registers");
@@ -66,7 +69,7 @@ struct term_constants {
     __m512i table;          // simd::detail::eighth_table_entry(j mod 8) in lane j: vpermd's index is the low 4 bits
 };
 
-[[gnu::target("avx512f,avx2,fma"), gnu::always_inline]] inline term_constants make_term_constants() noexcept {
+[[TENSOROPS_AVX512_TARGET, gnu::always_inline]] inline term_constants make_term_constants() noexcept {
     using simd::detail::eighth_table_entry;
     term_constants c;
     c.scaled_log2e = _mm512_set1_ps(8.0f * simd::log2e_float);
@@ -84,14 +87,14 @@ struct term_constants {
 constexpr __mmask16 all_lanes = 0xFFFF;
 
 /// max(a, b) per lane, b where either is NaN (vmaxps, as simd::max_ignoring_nan(a, b)).
-[[gnu::target("avx512f,avx2,fma"), gnu::always_inline]] inline __m512 maximum(__m512 a, __m512 b) noexcept {
+[[TENSOROPS_AVX512_TARGET, gnu::always_inline]] inline __m512 maximum(__m512 a, __m512 b) noexcept {
     return _mm512_mask_max_ps(a, all_lanes, a, b);
 }
 
 /// sum + e^x / 2^k per lane, for the reference's lanes `lowest` and `k_less_rounding` (simd::power_of_two_reference):
 /// simd::add_exp_over_power_of_two's operations, one for one (see its algorithm).
-[[gnu::target("avx512f,avx2,fma"), gnu::always_inline]] inline __m512 add_term(__m512 sum, __m512 x, __m512 lowest, __m512 k_less_rounding,
-                                                                           const term_constants& c) noexcept {
+[[TENSOROPS_AVX512_TARGET, gnu::always_inline]] inline __m512 add_term(__m512 sum, __m512 x, __m512 lowest, __m512 k_less_rounding,
+                                                                       const term_constants& c) noexcept {
     const __m512 clamped = maximum(lowest, x);  // simd::clamp_below_keeping_nan: x wins where NaN
     const __m512 biased = _mm512_fmsub_ps(clamped, c.scaled_log2e, k_less_rounding);
     const __m512 f = _mm512_fmsub_ps(clamped, c.scaled_log2e, _mm512_add_ps(biased, k_less_rounding));
@@ -106,21 +109,22 @@ constexpr __mmask16 all_lanes = 0xFFFF;
 
 /// 16 lanes at p, or the lanes of `mask` (the others 0) where Partial.
 template <bool Partial>
-[[gnu::target("avx512f,avx2,fma"), gnu::always_inline]] inline __m512 load(const float* p, __mmask16 mask) noexcept {
+[[TENSOROPS_AVX512_TARGET, gnu::always_inline]] inline __m512 load(const float* p, __mmask16 mask) noexcept {
     if constexpr (Partial) return _mm512_maskz_loadu_ps(mask, p);
     else return _mm512_loadu_ps(p);
 }
 template <bool Partial>
-[[gnu::target("avx512f,avx2,fma"), gnu::always_inline]] inline void store(float* p, __m512 v, __mmask16 mask) noexcept {
+[[TENSOROPS_AVX512_TARGET, gnu::always_inline]] inline void store(float* p, __m512 v, __mmask16 mask) noexcept {
     if constexpr (Partial) _mm512_mask_storeu_ps(p, mask, v);
     else _mm512_storeu_ps(p, v);
 }
 
 /// One step of log_sum_exp_block_rows: lanes [j, j + 16) (those of `mask` where Partial) of the Rows rows.
 template <std::size_t Rows, bool Partial>
-[[gnu::target("avx512f,avx2,fma"), gnu::always_inline]] inline void block_rows_step(const float* const* rows, const float* const* next, std::size_t j,
-                                                                                __mmask16 mask, const float* lowest_row, const float* k_row,
-                                                                                float* top, float* sums, const term_constants& c) noexcept {
+[[TENSOROPS_AVX512_TARGET, gnu::always_inline]] inline void block_rows_step(const float* const* rows, const float* const* next,
+                                                                            std::size_t j, __mmask16 mask, const float* lowest_row,
+                                                                            const float* k_row, float* top, float* sums,
+                                                                            const term_constants& c) noexcept {
     if (next != nullptr)
         for (std::size_t k = 0; k < Rows; ++k) simd::prefetch_line_to_l2(next[k] + j);
     const __m512 lowest = load<Partial>(lowest_row + j, mask), k_less_rounding = load<Partial>(k_row + j, mask);
@@ -138,13 +142,12 @@ template <std::size_t Rows, bool Partial>
 /// The Rows rows at `rows` folded into top and sums, lanes [0, w); the lines of the Rows rows at `next` (if not null)
 /// hinted into L2 on the way.
 template <std::size_t Rows>
-[[gnu::target("avx512f,avx2,fma"), gnu::always_inline]] inline void block_rows(const float* const* rows, const float* const* next, std::size_t w,
-                                                                           const float* lowest_row, const float* k_row, float* top, float* sums,
-                                                                           const term_constants& c) noexcept {
+[[TENSOROPS_AVX512_TARGET, gnu::always_inline]] inline void block_rows(const float* const* rows, const float* const* next, std::size_t w,
+                                                                       const float* lowest_row, const float* k_row, float* top, float* sums,
+                                                                       const term_constants& c) noexcept {
     std::size_t j = 0;
     for (; j + 16 <= w; j += 16) block_rows_step<Rows, false>(rows, next, j, 0xFFFF, lowest_row, k_row, top, sums, c);
-    if (j < w)
-        block_rows_step<Rows, true>(rows, next, j, static_cast<__mmask16>((1u << (w - j)) - 1), lowest_row, k_row, top, sums, c);
+    if (j < w) block_rows_step<Rows, true>(rows, next, j, static_cast<__mmask16>((1u << (w - j)) - 1), lowest_row, k_row, top, sums, c);
 }
 
 /// log_sum_exp_block's row loop on 512-bit registers: the `count` rows at `block`, lanes [0, w), folded in order into
@@ -152,8 +155,9 @@ template <std::size_t Rows>
 /// a time and the rest one by one, each group hinting the next group's lines into L2 — as the AVX2 loop does, lane for
 /// lane the same operations.
 template <std::size_t Group>
-[[gnu::target("avx512f,avx2,fma")]] inline void log_sum_exp_block_rows(const float* const* block, std::size_t count, std::size_t w,
-                                                                    const float* lowest_row, const float* k_row, float* top, float* sums) noexcept {
+[[TENSOROPS_AVX512_TARGET]] inline void log_sum_exp_block_rows(const float* const* block, std::size_t count, std::size_t w,
+                                                               const float* lowest_row, const float* k_row, float* top,
+                                                               float* sums) noexcept {
     const term_constants c = make_term_constants();
     std::size_t i = 0;
     for (; i + Group <= count; i += Group)
@@ -163,8 +167,8 @@ template <std::size_t Group>
 
 /// sum and top of the lanes of `mask` in the low half updated with v (the others kept): a vector the AVX2 walk adds
 /// to its first pair alone.
-[[gnu::target("avx512f,avx2,fma"), gnu::always_inline]] inline void add_to_first_pair(__m512& top, __m512& sum, __m512 v, __m512 lowest,
-                                                                                  __m512 k_less_rounding, const term_constants& c) noexcept {
+[[TENSOROPS_AVX512_TARGET, gnu::always_inline]] inline void add_to_first_pair(__m512& top, __m512& sum, __m512 v, __m512 lowest,
+                                                                              __m512 k_less_rounding, const term_constants& c) noexcept {
     constexpr __mmask16 low_half = 0x00FF;
     top = _mm512_mask_max_ps(top, low_half, top, v);
     sum = _mm512_mask_mov_ps(sum, low_half, add_term(sum, v, lowest, k_less_rounding, c));
@@ -173,8 +177,8 @@ template <std::size_t Group>
 /// log_sum_exp_one_pass's walk on 512-bit registers: the `full` + `tail` (< 8) floats at x into the AVX2 walk's two
 /// pairs of accumulators (see above), for the reference's `lowest` and `k_less_rounding` (the same in every lane); with
 /// the same hints (hint_stream_step every 32 floats, then the rest's pages).
-[[gnu::target("avx512f,avx2,fma")]] inline void log_sum_exp_walk(const float* x, std::size_t full, std::size_t tail, float lowest,
-                                                              float k_less_rounding, bool hint_lines, log_sum_exp_walk_lanes& out) noexcept {
+[[TENSOROPS_AVX512_TARGET]] inline void log_sum_exp_walk(const float* x, std::size_t full, std::size_t tail, float lowest,
+                                                         float k_less_rounding, bool hint_lines, log_sum_exp_walk_lanes& out) noexcept {
     const term_constants c = make_term_constants();
     const __m512 lowest_lanes = _mm512_set1_ps(lowest), k_lanes = _mm512_set1_ps(k_less_rounding);
     const __m512 minus_infinity = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
@@ -198,6 +202,7 @@ template <std::size_t Group>
 }
 
 }  // namespace avx512
+#undef TENSOROPS_AVX512_TARGET
 #else
 namespace avx512 {
 // Declared only, never called (has_avx512_log_sum_exp is false: the callers' branches are discarded).

@@ -675,9 +675,9 @@ log_sum_exp_state<typename R::accumulator> log_sum_exp_of_runs(const executor_re
 // one horizontal step, and runs shorter than a vector went to the scalar kernel: for runs of a few vectors that
 // costs more than reading them (64 MiB of f32 rows of 8 elements: SUM 38.8 ms, MAX 83.8 ms, where one read takes
 // 2.3–5 ms; rows of 3: SUM 66 ms). Here the rows are taken short_row_group at a time: each row's vectors are
-// combined in order into one accumulator (longer rows: in several, below) — its last, partial vector read as the row's last W elements with the
-// lanes already counted set to the identity, a run shorter than a vector as one vector with the lanes past it set to
-// the identity (read whole where the rows after it are the input's, else by a partial load) — and the group's
+// combined in order into one accumulator (longer rows: in several, below) — its last, partial vector read as the
+// row's last W elements with the lanes already counted set to the identity, a run shorter than a vector as one vector
+// with the lanes past it set to the identity (read whole where the rows after it are the input's, else by a partial load) — and the group's
 // accumulators are folded into one register by simd::reduce_lanes_of_rows, lane p holding row p's combination,
 // which is finished lane-wise and written. Each row hints the pages simd::page_prefetch_distance past it (the rows to
 // come, when they lie back to back; 64 MiB of f32 rows of 256 and 64, SUM 11–12 → 13–13.5 and 13.5–14 → 18–21 GB/s
