@@ -140,29 +140,38 @@ template <std::size_t Rows, bool Partial>
 }
 
 /// The Rows rows at `rows` folded into top and sums, lanes [0, w); the lines of the Rows rows at `next` (if not null)
-/// hinted into L2 on the way.
+/// hinted into L2 on the way, and the Rows rows at `touched` (if not null) touched (touch_rows) at lane
+/// row_touch_offset.
 template <std::size_t Rows>
-[[TENSOROPS_AVX512_TARGET, gnu::always_inline]] inline void block_rows(const float* const* rows, const float* const* next, std::size_t w,
-                                                                       const float* lowest_row, const float* k_row, float* top, float* sums,
+[[TENSOROPS_AVX512_TARGET, gnu::always_inline]] inline void block_rows(const float* const* rows, const float* const* next,
+                                                                       const float* const* touched, std::size_t w, const float* lowest_row,
+                                                                       const float* k_row, float* top, float* sums,
                                                                        const term_constants& c) noexcept {
+    static_assert(row_touch_offset<float> % 16 == 0, "the touch goes with a step");
     std::size_t j = 0;
-    for (; j + 16 <= w; j += 16) block_rows_step<Rows, false>(rows, next, j, 0xFFFF, lowest_row, k_row, top, sums, c);
+    for (; j + 16 <= w; j += 16) {
+        if (touched != nullptr && j == row_touch_offset<float>) touch_rows(touched, Rows);
+        block_rows_step<Rows, false>(rows, next, j, 0xFFFF, lowest_row, k_row, top, sums, c);
+    }
     if (j < w) block_rows_step<Rows, true>(rows, next, j, static_cast<__mmask16>((1u << (w - j)) - 1), lowest_row, k_row, top, sums, c);
 }
 
 /// log_sum_exp_block's row loop on 512-bit registers: the `count` rows at `block`, lanes [0, w), folded in order into
 /// top (the maximum, blind to NaN) and sums (Σ e^x / 2^k, the reference's lanes in lowest_row and k_row), Group rows at
 /// a time and the rest one by one, each group hinting the next group's lines into L2 — as the AVX2 loop does, lane for
-/// lane the same operations.
+/// lane the same operations (and the same touch of the group after the next, stream_hints.hpp).
 template <std::size_t Group>
 [[TENSOROPS_AVX512_TARGET]] inline void log_sum_exp_block_rows(const float* const* block, std::size_t count, std::size_t w,
                                                                const float* lowest_row, const float* k_row, float* top,
                                                                float* sums) noexcept {
     const term_constants c = make_term_constants();
     std::size_t i = 0;
-    for (; i + Group <= count; i += Group)
-        block_rows<Group>(block + i, i + 2 * Group <= count ? block + i + Group : nullptr, w, lowest_row, k_row, top, sums, c);
-    for (; i < count; ++i) block_rows<1>(block + i, nullptr, w, lowest_row, k_row, top, sums, c);
+    for (; i + Group <= count; i += Group) {
+        const float* const* next = i + 2 * Group <= count ? block + i + Group : nullptr;
+        const float* const* touched = i + (row_touch_groups_ahead + 1) * Group <= count ? block + i + row_touch_groups_ahead * Group : nullptr;
+        block_rows<Group>(block + i, next, touched, w, lowest_row, k_row, top, sums, c);
+    }
+    for (; i < count; ++i) block_rows<1>(block + i, nullptr, nullptr, w, lowest_row, k_row, top, sums, c);
 }
 
 /// sum and top of the lanes of `mask` in the low half updated with v (the others kept): a vector the AVX2 walk adds

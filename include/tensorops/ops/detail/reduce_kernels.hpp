@@ -1874,15 +1874,18 @@ void log_sum_exp_block(const T* const* block, std::size_t count, std::size_t w, 
     // from run to run; with, 3.3–3.5), into L2: hinted into L1, the next group's lines of rows 4 KiB apart and the
     // group's own fall in the same L1 set, more than its ways — the kernel ran at 2.2 ns a vector of 8 floats with
     // 1024-float rows against 1.4 with 1040, and with the hints into L2 at 1.4 (Zen 5, rows in L2; 64 MiB from
-    // memory 5.6–5.8 → 4.0–4.8 ms in the same minutes).
+    // memory 5.6–5.8 → 4.0–4.8 ms in the same minutes). The rows of the group after the next are touched once
+    // (touch_rows, stream_hints.hpp), so that the next group's hints find their pages translated.
     std::size_t i = 0;
     const auto add_rows = [&]<std::size_t Rows>(std::integral_constant<std::size_t, Rows>) {
         std::array<const T*, Rows> rows;
         for (std::size_t k = 0; k < Rows; ++k) rows[k] = block[i + k];
         const bool hint_next = Rows > 1 && i + 2 * Rows <= count;
+        const bool touch_after_next = Rows > 1 && i + (row_touch_groups_ahead + 1) * Rows <= count;
         for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) TENSOROPS_INLINE_STEP {
             if (hint_next && j % (simd::cache_line_bytes / sizeof(T)) == 0)
                 for (std::size_t k = 0; k < Rows; ++k) simd::prefetch_line_to_l2(block[i + Rows + k] + j);
+            if (touch_after_next && j == row_touch_offset<T>) touch_rows(block + i + row_touch_groups_ahead * Rows, Rows);
             const auto reference = reference_at(j, load);
             P t = load(top + j), sum = load(sums + j);
             iter::unrolled<Rows>([&](auto k) {
