@@ -40,15 +40,15 @@ template <class T>
 }
 
 /// The outer log-sum-exp loops (log_sum_exp_block's row groups, at either register width) hint each line of the next
-/// group of rows into L2 as they go, and touch the first line of each row of the group after that, into L1, so that
-/// the next group's hints find their pages' address translations ready. On an AMD Zen 4 guest the hints into L2
+/// group of rows into L2 as they go, and touch the first line of each row of the group after that, into L1, so that the
+/// next group's hints find their pages' address translations ready. On an AMD Zen 4 guest the hints into L2
 /// (prefetcht1) behave as if dropped where the page is not in the TLB: touching the rows two groups ahead with
 /// prefetcht1 changed nothing, with prefetcht0 (a hint into L1, which runs the page walk) it pays, and the same input
-/// in 2 MiB pages ran 10–20 % faster than in 4 KiB pages. 64 MiB of f32 rows of 1024 (4 KiB: a page a row), paired
-/// rounds alternated in one process, the touch against none: one thread 0.89–0.91 of the time from memory at 512
-/// bits, 0.89–0.95 at AVX2; two threads 0.96–1.02; in L2 1.00–1.02. The touch comes with the step that reads the
-/// group's third line, not before its first: rows 4 KiB apart put the touched lines in the L1 set of the group's own
-/// first lines, and touched at the group's start they cost the AVX2 loop 4 % in L2.
+/// in 2 MiB pages ran the loop without it 10–20 % faster than in 4 KiB pages. 64 MiB of f32 rows of 1024 (4 KiB: a page
+/// a row), paired rounds alternated in one process, the touch against none: one thread 0.89–0.91 of the time from
+/// memory at 512 bits, 0.89–0.90 at AVX2; two threads 0.97–1.02; in L2 0.99–1.03. The touch comes with the step that
+/// reads the group's third line, not before its first: rows 4 KiB apart put the touched lines in the L1 set of the
+/// group's own first lines, and touched at the group's start they cost the AVX2 loop 4 % in L2.
 inline constexpr std::size_t row_touch_groups_ahead = 2;
 
 /// The row offset (elements of T) of the step that touches the rows row_touch_groups_ahead groups ahead.
