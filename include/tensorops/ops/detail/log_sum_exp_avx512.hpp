@@ -168,9 +168,7 @@ template <std::size_t Group>
     std::size_t i = 0;
     for (; i + Group <= count; i += Group) {
         const float* const* next = i + 2 * Group <= count ? block + i + Group : nullptr;
-        const float* const* touched =
-            i + (row_touch_groups_ahead + 1) * Group <= count ? block + i + row_touch_groups_ahead * Group : nullptr;
-        block_rows<Group>(block + i, next, touched, w, lowest_row, k_row, top, sums, c);
+        block_rows<Group>(block + i, next, rows_to_touch(block, i, Group, count), w, lowest_row, k_row, top, sums, c);
     }
     for (; i < count; ++i) block_rows<1>(block + i, nullptr, nullptr, w, lowest_row, k_row, top, sums, c);
 }

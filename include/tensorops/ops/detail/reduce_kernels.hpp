@@ -1881,11 +1881,11 @@ void log_sum_exp_block(const T* const* block, std::size_t count, std::size_t w, 
         std::array<const T*, Rows> rows;
         for (std::size_t k = 0; k < Rows; ++k) rows[k] = block[i + k];
         const bool hint_next = Rows > 1 && i + 2 * Rows <= count;
-        const bool touch_after_next = Rows > 1 && i + (row_touch_groups_ahead + 1) * Rows <= count;
+        const T* const* const touched = rows_to_touch(block, i, Rows, count);
         for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) TENSOROPS_INLINE_STEP {
             if (hint_next && j % (simd::cache_line_bytes / sizeof(T)) == 0)
                 for (std::size_t k = 0; k < Rows; ++k) simd::prefetch_line_to_l2(block[i + Rows + k] + j);
-            if (touch_after_next && j == row_touch_offset<T>) touch_rows(block + i + row_touch_groups_ahead * Rows, Rows);
+            if (touched != nullptr && j == row_touch_offset<T>) touch_rows(touched, Rows);
             const auto reference = reference_at(j, load);
             P t = load(top + j), sum = load(sums + j);
             iter::unrolled<Rows>([&](auto k) {

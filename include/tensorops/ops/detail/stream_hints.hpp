@@ -55,6 +55,14 @@ inline constexpr std::size_t row_touch_groups_ahead = 2;
 template <class T>
 inline constexpr std::size_t row_touch_offset = 2 * simd::cache_line_bytes / sizeof(T);
 
+/// The rows that the group of `group` rows from row `i` of a block of `count` rows (pointers at `block`) touches: the
+/// group row_touch_groups_ahead groups on, if the block has it whole (and groups are of more than a row), else null.
+template <class T>
+[[nodiscard]] constexpr const T* const* rows_to_touch(const T* const* block, std::size_t i, std::size_t group,
+                                                      std::size_t count) noexcept {
+    return group > 1 && i + (row_touch_groups_ahead + 1) * group <= count ? block + i + row_touch_groups_ahead * group : nullptr;
+}
+
 /// The touch itself: the first line of each of the `count` rows at `rows`, hinted into L1.
 template <class T>
 [[gnu::always_inline]] inline void touch_rows(const T* const* rows, std::size_t count) noexcept {
