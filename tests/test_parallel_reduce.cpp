@@ -189,7 +189,7 @@ TEMPLATE_LIST_TEST_CASE("parallel reductions over rows: bands of rows give the s
     }
 }
 
-// Float16 rows over the rows are folded in far-apart pairs (reduce_kernels.hpp, row_units) whose units the bands share
+// Float16 rows over the rows are folded in far-apart pairs (ops/detail/reduce/outer.hpp, row_units) whose units the bands share
 // out, fused rows (with one left over) included: random values and a NaN, so that a unit left out, taken twice or
 // paired with the wrong rows would show (a mere change of order mostly would not, under the rounding to float16).
 TEST_CASE("parallel reductions over rows: float16 rows folded in far-apart pairs give the sequential result", "[parallel]") {

@@ -189,7 +189,7 @@ TEST_CASE("reduce: log-sum-exp is stable and handles infinities") {
     CHECK(std::isnan(reduce_float({100}, mixed, reduce_function::log_sum_exp, {0})[0]));
 }
 
-// A contiguous run takes its terms in one pass, over a reference from its first vectors (reduce_kernels.hpp,
+// A contiguous run takes its terms in one pass, over a reference from its first vectors (log_sum_exp/stretch.hpp,
 // log_sum_exp_one_pass); a run whose maximum lies far above them, or with −inf, +inf or NaN among them or later, must
 // come out as the two-pass definition says. Rows of [4, length] reduced over axis 1 (rows up to 2048 elements are
 // finished from the reference, longer ones merged stretch by stretch), against the long-double reference.
@@ -249,7 +249,7 @@ TEMPLATE_TEST_CASE("reduce: log-sum-exp of runs whose first elements are far fro
 }
 
 // Short rows of log-sum-exp take one pass over a reference from their first vector, and rows that reference does not
-// serve take two passes, lane by lane, within the same group of rows (reduce_kernels.hpp, reduce_short_rows): a row's
+// serve take two passes, lane by lane, within the same group of rows (reduce/short_rows.hpp, reduce_short_rows): a row's
 // value must be the same bits whatever rows lie beside it and wherever it falls in its group (as pieces of the
 // outputs cut the rows on an executor). Rows of [n, length], about a third with heads far below the rest (not
 // served), against the same rows moved three rows down, and with every other row replaced by a far-headed one;
@@ -296,7 +296,7 @@ TEMPLATE_TEST_CASE("reduce: log-sum-exp and floating products of runs longer tha
     test_rng rng(std::string("reduce long runs ") + std::string(tensorops_test::type_name<T>()));
     INFO(rng.describe());
     const T inf = std::numeric_limits<T>::infinity();
-    // These functions compute a contiguous run in fixed blocks of 64 Ki elements (reduce_kernels.hpp), each from
+    // These functions compute a contiguous run in fixed blocks of 64 Ki elements (ops/detail/fixed_blocks.hpp), each from
     // scratch, folded in order: one line of three blocks and a tail, and [3, 140001] rows (padded: several runs)
     // reduced over everything.
     const std::size_t length = 3 * 65536 + 4099, rows = 3, width = 140001, pitch = 140013;

@@ -106,7 +106,7 @@ TEMPLATE_LIST_TEST_CASE("reduce: argmax/argmin over long groups: many blocks, ti
 }
 
 // The outer kernel walks the rows of a long line in far-apart pairs — the first half beside the second, each into a
-// running best of its own, merged at the end (arg_reduce_kernels.hpp, arg_walk_rows) — and a parallel band does the
+// running best of its own, merged at the end (arg_reduce/outer.hpp, arg_walk_rows) — and a parallel band does the
 // same within itself. Few distinct values (ties everywhere, within and across the halves), the extreme planted in the
 // second half only for some columns, and for others twice in the first half, once among the rows walked before the
 // second running best starts as a copy of the first (a tie that must lose to the later row); NaN in floating types;
@@ -161,7 +161,7 @@ TEMPLATE_TEST_CASE("reduce: argmax/argmin over rows walked in far-apart pairs, a
 }
 
 // 8- and 16-bit lanes cannot hold a flat index: over an outer axis their kernel finds each column's extreme, then walks
-// the rows again (in reverse for the last) to where it occurs (arg_reduce_kernels.hpp, arg_reduce_rows_by_extreme).
+// the rows again (in reverse for the last) to where it occurs (arg_reduce/outer_by_extreme.hpp, arg_reduce_rows_by_extreme).
 // Columns whose extreme occurs once (in the first row, the last row or anywhere), several times, or is the type's own
 // lowest / highest value (the identity the first pass starts from); a panel's worth of columns and more with a ragged
 // end; groups of one line and of several (two reduced axes around a kept one); argmax and argmin, first and last; on

@@ -73,7 +73,7 @@ TEMPLATE_LIST_TEST_CASE("reduce: outer layout past the panel width, the cascade 
 }
 
 // Rows reduced over an outer axis are folded two at a time — block u of 128 rows beside block u + half of the line,
-// row i of one with row i of the other — once those halves lie at least 2 MiB apart (reduce_kernels.hpp, row_units):
+// row i of one with row i of the other — once those halves lie at least 2 MiB apart (ops/detail/reduce/outer.hpp, row_units):
 // odd block counts (the middle block alone), partner blocks cut short (the rest of their partners' rows alone),
 // back-to-back rows of 2 KiB fused two at a time with one row left over ([1541, 2048 bytes]: 770 fused rows, 7 blocks,
 // halves exactly 2 MiB apart), rows of 4112 bytes (not fused), rows of 16 KiB and a lane, wider than a panel, with a
@@ -141,7 +141,7 @@ TEMPLATE_LIST_TEST_CASE("reduce: short contiguous rows, every length class, grou
 
 // Back-to-back rows narrower than a register (2 ≤ length ≤ narrow_row_max; 32- and 64-bit lanes, 8- and 16-bit
 // integers widened to 32-bit lanes) take the narrow-row kernel, which assembles W rows' components from L whole
-// registers by permutes and blends; it must give every row exactly the short-row kernel's value (reduce_kernels.hpp),
+// registers by permutes and blends; it must give every row exactly the short-row kernel's value (reduce/narrow_rows.hpp),
 // which the same rows with a padded row stride take —
 // NaN, −0 and infinities included, for every whole group of W rows and the partial rest, into a packed or strided
 // output. Lengths up to W + 1 cover both kernels' limits; types without the kernel must agree as well.
@@ -186,7 +186,7 @@ TEMPLATE_LIST_TEST_CASE("reduce: back-to-back narrow rows give each row the padd
 
 #if TENSOROPS_TEST_HAS_PAGE_GUARD
 // Back-to-back rows shorter than a register are read a whole register each where the rows after them are input
-// (reduce_kernels.hpp, reduce_short_rows; argmax's short rows likewise): never past the tensor's last element. Rows
+// (reduce/short_rows.hpp, reduce_short_rows; argmax's short rows likewise): never past the tensor's last element. Rows
 // ending at an inaccessible page, every length below a register and a few past it, with rows left over from the
 // groups of eight and of W: a read past the last row faults; every value is the padded rows' (partial loads), bit
 // for bit.
@@ -233,7 +233,7 @@ TEMPLATE_LIST_TEST_CASE("reduce: back-to-back short rows ending at an inaccessib
 // Log-sum-exp along an outer axis takes blocks of lse_block_rows rows in one pass, eight rows at a time, shifting each
 // lane by a reference (the maximum of the block's first four rows), keeping a maximum blind to NaN, and redoing with
 // the exact shift every vector of lanes whose reference cannot serve or whose sum a NaN or +inf made NaN
-// (reduce_kernels.hpp, log_sum_exp_block). Columns of every kind, in every lane position of a vector and its partial
+// (log_sum_exp/outer.hpp, log_sum_exp_block). Columns of every kind, in every lane position of a vector and its partial
 // tail, for block counts with rows left over and groups of eight cut short: each column's answer against the reference.
 // Each kind also alone among ordinary columns: a vector is redone whole when one of its lanes is not served, so mixed
 // with kinds that are never served, a kind's own one-pass result would go unchecked (a version that judged the

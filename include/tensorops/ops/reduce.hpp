@@ -18,8 +18,8 @@
 #include "../exec/split.hpp"
 #include "../iter/plan.hpp"
 #include "arguments.hpp"
-#include "detail/arg_reduce_kernels.hpp"
-#include "detail/reduce_kernels.hpp"
+#include "detail/arg_reduce/dispatch.hpp"
+#include "detail/reduce/dispatch.hpp"
 #include "detail/reductions.hpp"
 
 namespace tensorops {

@@ -65,7 +65,7 @@ inline void set_avx512_kernels(avx512_kernels setting) noexcept {
 
 /// Whether a kernel with an AVX-512 version runs it: the CPU runs AVX-512F (read once, cpu_runs_avx512f) and
 /// set_avx512_kernels has not said off. (Whether the version exists at all is the build's: see
-/// ops/detail/log_sum_exp_avx512.hpp.)
+/// ops/detail/log_sum_exp/avx512.hpp.)
 [[nodiscard]] inline bool avx512_kernels_run() noexcept {
     static const bool cpu = cpu_runs_avx512f();
     return cpu && detail::avx512_kernel_setting.load(std::memory_order_relaxed) == avx512_kernels::automatic;

@@ -363,7 +363,7 @@ P power_of_two_in_eighths(const P& biased) noexcept;  // has_eighth_table is fal
 /// added to `sum` in one fused multiply-add where the target has it (TENSOROPS_FUSED_MULTIPLY_ADD): rounded once, and
 /// the same instruction whatever the compiler — GCC had fused a caller's sum into the product by itself
 /// (-ffp-contract=fast), Clang not. Kernels that must give the same bits as others (log-sum-exp's 512-bit loops against
-/// the AVX2 ones, ops/detail/log_sum_exp_avx512.hpp) cannot leave that to the compiler. With a zero sum it is the term
+/// the AVX2 ones, ops/detail/log_sum_exp/avx512.hpp) cannot leave that to the compiler. With a zero sum it is the term
 /// itself (0 + p·q is p·q rounded once).
 template <class P>
 [[nodiscard, gnu::always_inline]] inline P add_exp_over_power_of_two(const P& sum, const P& x, const power_of_two_reference<P>& r) noexcept {

@@ -123,7 +123,7 @@ template <bool ForWrite = false>
 /// of StepBytes (a power of two no larger than a page) — the first line of each page that begins within a step's bytes
 /// `distance` on — with one compare a step instead of the address arithmetic: the step that enters the next page is
 /// counted in advance. at(k) gives step k's hint and returns the line it hinted, or null (k = 0, 1, 2, … in order;
-/// steps may be skipped only where no hint falls). For the outer kernels' row walks (ops/detail/reduce_kernels.hpp,
+/// steps may be skipped only where no hint falls). For the outer kernels' row walks (ops/detail/row_walk.hpp,
 /// for_each_row_vector_prefetching), whose steps are a cache line of two vectors: the page test took five of a line's
 /// sixteen instructions. Call at(k) after step k's loads: issued before them, on rows that begin a page (where the hint
 /// falls on a row's first line) the loads ran 1.7× slower from memory on an AMD Zen 5 guest.

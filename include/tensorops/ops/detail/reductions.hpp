@@ -267,7 +267,7 @@ struct log_sum_exp_reduction {
     }
     /// sum + term_lanes(x, r), for float lanes with the term's last product fused into the sum
     /// (simd::add_exp_over_power_of_two: the same instruction whatever the compiler, which the 512-bit loops of
-    /// ops/detail/log_sum_exp_avx512.hpp must match bit for bit).
+    /// ops/detail/log_sum_exp/avx512.hpp must match bit for bit).
     template <class P, class Reference>
     [[nodiscard, gnu::always_inline]] static P add_term_lanes(const P& sum, const P& x, const Reference& r) {
         if constexpr (std::is_same_v<typename P::value_type, float>) return simd::add_exp_over_power_of_two(sum, x, r);

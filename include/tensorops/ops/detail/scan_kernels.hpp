@@ -110,7 +110,7 @@ inline constexpr std::size_t line_scan_block = scan_block_bytes / sizeof(T);
 
 /// Size of a band of rows scanned across, in bytes of the input element type (at least one row). Four line blocks:
 /// the threads scan neighbouring bands at once, and streams this close together read slowly on this kind of host
-/// (the outer reduce kernel pairs rows at least 2 MiB apart for that reason, reduce_kernels.hpp row_units). f32
+/// (the outer reduce kernel pairs rows at least 2 MiB apart for that reason, reduce/outer.hpp, row_units). f32
 /// [16384, 1024] along the rows on a two-thread pool, AMD Zen 5 guest, median of 60 calls against a two-thread copy
 /// probe after each (binaries alternated, two rounds): bands of 512 KiB 0.64–0.71 (2.9–3.2 ms), 1 MiB 0.78–0.82,
 /// 2 MiB 0.82–0.88 (2.3–2.5 ms), 4 MiB 0.78–0.81; one thread unchanged (1.01 of its copy probe). Lines keep blocks of

@@ -1,4 +1,4 @@
-// tensorops/ops/detail/log_sum_exp_avx512.hpp — log-sum-exp's two term loops (the outer kernel's rows of a block, the
+// tensorops/ops/detail/log_sum_exp/avx512.hpp — log-sum-exp's two term loops (the outer kernel's rows of a block, the
 // inner kernel's one pass) on 512-bit registers, for builds whose registers are AVX2's, run where the CPU has AVX-512F
 // (simd::avx512_kernels_run). They give the AVX2 loops' bits exactly.
 //
@@ -28,11 +28,11 @@
 #include <limits>
 #include <type_traits>
 
-#include "../../simd/config.hpp"
-#include "../../simd/cpu.hpp"
-#include "../../simd/math.hpp"
-#include "../../simd/prefetch.hpp"
-#include "stream_hints.hpp"
+#include "../../../simd/config.hpp"
+#include "../../../simd/cpu.hpp"
+#include "../../../simd/math.hpp"
+#include "../../../simd/prefetch.hpp"
+#include "../stream_hints.hpp"
 
 #if TENSOROPS_X86_INTRINSICS && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__AVX2__) && \
     defined(__FMA__) && !defined(__AVX512F__)

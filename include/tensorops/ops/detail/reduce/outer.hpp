@@ -1,0 +1,263 @@
+// tensorops/ops/detail/reduce/outer.hpp — the outer layout: the innermost dimension is kept and contiguous; vectorised
+// across it, the group's rows streamed into rows of accumulators in L1 (a three-level cascade of rows).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <type_traits>
+
+#include "../../../iter/nd_loop.hpp"
+#include "../../../iter/plan.hpp"
+#include "../../../simd/pack.hpp"
+#include "../../../simd/prefetch.hpp"
+#include "../log_sum_exp/outer.hpp"
+#include "../reduce_nest.hpp"
+#include "../row_walk.hpp"
+#include "../tuning.hpp"
+
+namespace tensorops::detail {
+
+// ---------------------------------------------------------------------------------------------
+// Outer: the innermost dimension is kept and contiguous; vectorise across it, streaming whole rows.
+//
+// Algorithm. Call a "row" the stretch of the innermost kept dimension at one element of the group. The
+// group's rows are walked in the nest's order, one at a time, and combined lane-wise into a row of accumulators
+// that stays in L1 (a load and a store of the accumulator per input vector, which L1 serves many times faster than
+// memory), so memory is read row after row as it lies: one stream, which the hardware prefetchers follow. (Walking
+// a narrow tile of columns down all the rows, with the accumulators in registers, ran at a third of the read
+// bandwidth; cutting rows into 256-lane panels at three quarters; four rows at a time, combined with each other
+// before the accumulator, read four pages at once: on an AMD Zen 5 half the speed of one row at a time, 64 MiB of
+// f32 rows of 4 KiB — bench/RESULTS.md.) One refinement: the rows of a long line are folded two at a time, one
+// accumulator load and store for both — a row of the line's first half with the same row of its second half, two
+// streams far apart (row_units); neighbouring rows read that way were 2–3.5× slower from memory. Rows wider than a
+// panel — what fits in
+// outer_row_budget bytes of accumulator rows — are cut into panels, each walked over all the rows. No
+// horizontal step at all; row ends narrower than a vector use partial loads.
+// Three rows of accumulators: the running row takes cascade_block input rows and then joins the block row,
+// which takes cascade_block such blocks and then joins the total row — a three-level cascade whose error grows
+// like (2·cascade_block + n / cascade_block²)·ε rather than n·ε for sums. Every function with R::row_blocks keeps
+// this structure (for max, min and integer products it costs one row combination per 128 rows): it fixes the
+// order of operations in blocks of cascade_block rows (row_units: for a group of one line, a unit is a block, or two
+// blocks far apart whose rows are folded in pairs), so reduce_rows_in_bands can give the units to several threads and
+// combine their running rows exactly as here. Floating products keep one running row (restarting
+// from 1 every block, data in [0, 1) went through subnormals again each time: 2.4× slower).
+// Log-sum-exp takes the rows in blocks of lse_block_rows: in one pass the block's maximum and Σ e^(x − reference)
+// against a reference row from its first rows (log_sum_exp_block), merged into a running (maximum, sum) pair of
+// rows the way log_sum_exp_state merges stretches.
+
+/// How many back-to-back rows of `width` lanes, `step` elements apart, the outer kernel fuses into one wide row: 1
+/// unless the rows are adjacent (step = width), narrower than narrow_row_bytes, and that many fit in a panel of `panel`
+/// lanes.
+template <class T>
+[[nodiscard]] std::size_t fused_rows(std::size_t width, std::ptrdiff_t step, std::size_t panel) {
+    if (width > panel || step != static_cast<std::ptrdiff_t>(width)) return 1;
+    const std::size_t wanted = (narrow_row_bytes + width * sizeof(T) - 1) / (width * sizeof(T));
+    return std::max<std::size_t>(1, std::min(wanted, panel / width));
+}
+
+/// Calls visit(row, lanes, ahead) for the group's rows from `base` in order, one at a time: each row is `fuse`
+/// back-to-back rows of `width` (lanes = fuse · width) while whole ones remain in the line, then single rows
+/// (lanes = width); `ahead` is what to prefetch, simd::rows_ahead_bytes of the line's pitch.
+template <class T, class Visit>
+void for_each_row(const T* base, const iter::loop_nest<2>& group, std::size_t width, std::size_t fuse, Visit&& visit) {
+    for_each_group_line(base, group, [&](const T* line, std::size_t length, std::ptrdiff_t step) {
+        const std::size_t wide = fuse * width;
+        const std::ptrdiff_t wide_step = static_cast<std::ptrdiff_t>(fuse) * step;
+        const std::ptrdiff_t wide_ahead = simd::rows_ahead_bytes<T>(wide_step), ahead = simd::rows_ahead_bytes<T>(step);
+        std::size_t i = 0;
+        for (; i + fuse <= length; i += fuse, line += wide_step) visit(line, wide, wide_ahead);
+        for (; i < length; ++i, line += step) visit(line, width, ahead);
+    });
+}
+
+/// y[j] = finish(the fuse segments of `total`, `w` lanes each, combined), j < w.
+template <class T, class R>
+void finish_segments(simd::compute_t<T>* total, std::size_t w, std::size_t fuse, T* y, std::size_t count, const R& r) {
+    using C = simd::compute_t<T>;
+    using P = simd::pack<T>;
+    for (std::size_t segment = 1; segment < fuse; ++segment) combine_rows<T>(total, total + segment * w, w, r);
+    for_each_row_vector<T>(w, [&](std::size_t j, const auto& load, const auto& store) TENSOROPS_INLINE_STEP {
+        store(y + j, r.finish_lanes(load(total + j), count, P(C(0))));
+    });
+}
+
+/// reduce_rows for a group of several lines (and for functions without row blocks): its rows in the nest's order,
+/// fused as reduce_rows fuses them, into a running row that joins the block row every cascade_block rows (fused or
+/// not), the block row joining the total row every cascade_block blocks.
+template <class T, class R>
+void reduce_rows_of_group(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& group, std::size_t count, const R& r) {
+    using C = simd::compute_t<T>;
+    constexpr std::size_t levels = R::row_blocks ? 3 : 1;  // running, blocks, total
+    accumulator_rows<C, levels> rows;
+    const C identity = static_cast<C>(r.identity());
+    const std::size_t fuse = group.rank == 0 ? 1 : fused_rows<T>(width, group.strides[1][group.rank - 1], rows.panel);
+    for (std::size_t start = 0; start < width; start += rows.panel) {
+        const std::size_t w = std::min(rows.panel, width - start);
+        const std::size_t lanes = fuse * w;
+        for (std::size_t k = 0; k < levels; ++k) fill_row(rows.row(k), lanes, identity);
+        C* running = rows.row(0);
+        std::size_t rows_in_block = 0, blocks = 0;
+        for_each_row(x + start, group, w, fuse, [&](const T* row, std::size_t row_lanes, std::ptrdiff_t ahead) {
+            fold_row(row, running, row_lanes, r, ahead);
+            if constexpr (R::row_blocks) {
+                if (++rows_in_block < cascade_block) return;
+                combine_rows<T>(rows.row(1), running, lanes, r);
+                fill_row(running, lanes, identity);
+                rows_in_block = 0;
+                if (++blocks < cascade_block) return;
+                combine_rows<T>(rows.row(2), rows.row(1), lanes, r);
+                fill_row(rows.row(1), lanes, identity);
+                blocks = 0;
+            }
+        });
+        if constexpr (R::row_blocks) {
+            combine_rows<T>(rows.row(1), running, lanes, r);
+            combine_rows<T>(rows.row(2), rows.row(1), lanes, r);
+        }
+        finish_segments(rows.row(levels - 1), w, fuse, y + start, count, r);
+    }
+}
+
+/// How the outer kernel walks one line of `visits` rows (each `visit_step` elements after the one before) for functions
+/// with row blocks: in units, each folded into a running row of its own, the running rows then combined in order
+/// (unit_combiner) — whether one thread does it all (reduce_rows) or several share the units out
+/// (reduce_rows_in_bands), so the results are the same bit for bit. Unit u is block u, rows
+/// [u · cascade_block, (u + 1) · cascade_block), folded one row at a time — or, when `paired`, block u beside block
+/// u + units (the second half of the line), row i of one with row i of the other (fold_row_pair: one load and store
+/// of the accumulator for the two rows' vectors), the rows of block u that have no partner one at a time.
+/// Pairs only where the halves lie at least far_pair_bytes apart. Measured (AMD Zen 5 guest, 64 MiB of
+/// float16 [32768, 1024] over the rows, stand-alone kernels in one process, best of 10, ns per 8 halves, against a
+/// plain vector sum of the same bytes: S): one row at a time 1.1–1.3 × S, row pairs 32 MiB apart 0.9–1.15 × S,
+/// 2 MiB apart 1.07 ×, 512 KiB 1.35 ×, 8 KiB 2.3 ×, the two halves of a 4 KiB page 3–3.5 × — near streams are
+/// slow here, which is why the halves of the line are paired and not neighbours. In L2 (512 KiB): one row at a time
+/// 0.36, pairs 0.27 ns, S 0.27: the conversions alone. Paired at first for float16 only (whose lanes are wider than
+/// its elements); f32 pairs too since the page hints are counted (for_each_row_vector_prefetching): 64 MiB of f32
+/// [16384, 1024] on a two-thread pool, median of 100 calls against a two-thread read probe after each (binaries
+/// alternated, page-aligned buffers): SUM 0.88–0.97 → 0.96–1.02 (0.90 → 0.71 ms), MAX 0.77–0.79 → 0.95–1.17, L2
+/// 0.84–0.94 → 1.04; one thread SUM 0.90–0.92 → 1.07–1.11, MAX 0.85–0.86 → 0.99–1.04 of its probe.
+/// of_line plans a line of `n` rows of `width` lanes, `step` elements apart: rows fused `fuse` at a time (fused_rows,
+/// for the accumulator rows' panel) make `visits` rows of fuse · width lanes, `visit_step` apart, and the n mod fuse
+/// rows left over go to the last unit (fold_rows_left_over). What reduce_rows and reduce_rows_in_bands must agree on.
+struct row_units {
+    std::size_t fuse = 1;
+    std::ptrdiff_t visit_step = 0;
+    std::size_t visits = 0;
+    std::size_t units = 0;
+    bool paired = false;
+
+    template <class T>
+    [[nodiscard]] static row_units of_line(std::size_t width, std::size_t n, std::ptrdiff_t step) noexcept {
+        const std::size_t fuse = fused_rows<T>(width, step, accumulator_rows<simd::compute_t<T>, 3>::panel);
+        const std::ptrdiff_t visit_step = static_cast<std::ptrdiff_t>(fuse) * step;
+        const std::size_t visits = n / fuse;
+        const std::size_t blocks = (visits + cascade_block - 1) / cascade_block;
+        const std::size_t half = (blocks + 1) / 2;
+        const std::size_t pitch = pitch_bytes<T>(visit_step);
+        const bool paired = blocks >= 2 && half * cascade_block * pitch >= far_pair_bytes;
+        return {fuse, visit_step, visits, paired ? half : blocks, paired};
+    }
+};
+
+/// running ∘= unit `unit` of `plan` (row_units) of the line of rows from x, `lanes` lanes of each (fused) row.
+template <class T, class R>
+void fold_unit(const T* x, std::size_t lanes, const row_units& plan, std::size_t unit, simd::compute_t<T>* running, const R& r) {
+    const std::ptrdiff_t step = plan.visit_step;
+    const std::ptrdiff_t ahead = simd::rows_ahead_bytes<T>(step);
+    const std::size_t first = unit * cascade_block, end = std::min(plan.visits, first + cascade_block);
+    const T* row = x + static_cast<std::ptrdiff_t>(first) * step;
+    std::size_t i = first;
+    if (const std::size_t partner = (unit + plan.units) * cascade_block; plan.paired && partner < plan.visits) {
+        const std::size_t pairs = std::min(plan.visits, partner + cascade_block) - partner;
+        const T* other = x + static_cast<std::ptrdiff_t>(partner) * step;
+        for (std::size_t k = 0; k < pairs; ++k, ++i, row += step, other += step) fold_row_pair(row, other, running, lanes, r, ahead);
+    }
+    for (; i < end; ++i, row += step) fold_row(row, running, lanes, r, ahead);
+}
+
+/// running ∘= the rows of a line of `n` rows (`step` apart, `w` lanes each) that fusing them `fuse` at a time left
+/// over: the last n mod fuse rows, one at a time into the running row's first w lanes.
+template <class T, class R>
+void fold_rows_left_over(const T* x, std::size_t n, std::ptrdiff_t step, std::size_t fuse, std::size_t w, simd::compute_t<T>* running,
+                         const R& r) {
+    const T* row = x + static_cast<std::ptrdiff_t>(n - n % fuse) * step;
+    for (std::size_t i = n - n % fuse; i < n; ++i, row += step) fold_row(row, running, w, r, simd::rows_ahead_bytes<T>(step));
+}
+
+/// The outer kernel's last two levels: running rows added in order to a block row, which joins the total row every
+/// cascade_block of them (reduce_rows' comment). `block` and `total` are rows of `lanes` lanes, set to the identity.
+template <class T, class R>
+struct unit_combiner {
+    using C = simd::compute_t<T>;
+    C* block;
+    C* total;
+    std::size_t lanes;
+    const R& r;
+    std::size_t in_block = 0;
+
+    void add(const C* running) {
+        combine_rows<T>(block, running, lanes, r);
+        if (++in_block < cascade_block) return;
+        combine_rows<T>(total, block, lanes, r);
+        fill_row(block, lanes, static_cast<C>(r.identity()));
+        in_block = 0;
+    }
+    /// The total row, the block row joined to it.
+    [[nodiscard]] C* finish() {
+        combine_rows<T>(total, block, lanes, r);
+        return total;
+    }
+};
+
+/// The outer kernel for one stretch of `width` contiguous outputs y (every function but log-sum-exp).
+/// Narrow rows that lie back to back ([n, w] reduced over n, w · sizeof(T) < 4 KiB) are fused k at a time into
+/// rows of k · w lanes, whose k segments are combined at the end: per-row overhead and, more important, several
+/// row streams inside one 4 KiB page (which the hardware prefetchers follow badly) are avoided — f32 rows of
+/// 256 B–2 KiB ran at 50–80 % of the speed of 4 KiB rows, float16 rows of 2 KiB at 70 %, before.
+/// A group of one line (the common case: [n, w] over n) is walked in row_units by functions with row blocks; the
+/// rows left over after the fused ones go to the last unit's running row.
+template <class T, class R>
+void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& group, std::size_t count, const R& r) {
+    if constexpr (R::row_blocks) {
+        if (group.rank == 1) {
+            using C = simd::compute_t<T>;
+            const std::size_t n = group.sizes[0];
+            const std::ptrdiff_t step = group.strides[1][0];
+            const row_units plan = row_units::of_line<T>(width, n, step);
+            const std::size_t fuse = plan.fuse;
+            const C identity = static_cast<C>(r.identity());
+            accumulator_rows<C, 3> rows;  // running, block, total
+            for (std::size_t start = 0; start < width; start += rows.panel) {
+                const std::size_t w = std::min(rows.panel, width - start);
+                const std::size_t lanes = fuse * w;
+                for (std::size_t k = 0; k < 3; ++k) fill_row(rows.row(k), lanes, identity);
+                unit_combiner<T, R> combiner{rows.row(1), rows.row(2), lanes, r};
+                C* running = rows.row(0);
+                const std::size_t units = std::max<std::size_t>(plan.units, 1);
+                for (std::size_t u = 0; u < units; ++u) {
+                    if (u != 0) fill_row(running, lanes, identity);
+                    if (u < plan.units) fold_unit(x + start, lanes, plan, u, running, r);
+                    if (u + 1 == units) fold_rows_left_over(x + start, n, step, fuse, w, running, r);
+                    combiner.add(running);
+                }
+                finish_segments(combiner.finish(), w, fuse, y + start, count, r);
+            }
+            return;
+        }
+    }
+    reduce_rows_of_group(x, y, width, group, count, r);
+}
+
+template <class T, class R>
+void reduce_outer(const T* input, T* output, const reduce_nests<>& parts, std::size_t count, const R& r) {
+    const std::size_t last = parts.kept.rank - 1;
+    const std::size_t columns = parts.kept.sizes[last];
+    iter::axis_set innermost;
+    innermost.set(last);
+    iter::for_each_element(iter::remove_dimensions(parts.kept, innermost), [&](const std::array<std::ptrdiff_t, 2>& at) {
+        if constexpr (R::shifted) reduce_rows_log_sum_exp(input + at[1], output + at[0], columns, parts.group, count);
+        else reduce_rows(input + at[1], output + at[0], columns, parts.group, count, r);
+    });
+}
+
+}  // namespace tensorops::detail

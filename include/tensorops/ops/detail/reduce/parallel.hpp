@@ -1,0 +1,145 @@
+// tensorops/ops/detail/reduce/parallel.hpp — the reduce kernels cut into pieces for an executor, bit-identical to the
+// sequential kernels: bands of row units (outer), aligned chunks of one line's cascade, chunks of runs of one output.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "../../../exec/executor.hpp"
+#include "../../../exec/split.hpp"
+#include "../../../iter/plan.hpp"
+#include "../log_sum_exp/runs.hpp"
+#include "../cascade.hpp"
+#include "contiguous.hpp"
+#include "outer.hpp"
+
+namespace tensorops::detail {
+
+/// reduce_rows for a group of one line of `n` rows, `step` apart, on an executor: the line's row_units (the same
+/// as reduce_rows', fused rows included) are shared out in pieces of whole units (piece_begin), each unit's running row
+/// computed exactly as reduce_rows computes it — a panel at a time in a row on the piece's stack, in L1 — and stored
+/// into `partial`; then the calling thread combines the running rows in order, as reduce_rows does (unit_combiner).
+/// Every output is therefore bit-identical to reduce_rows'. Each thread streams whole rows, which the hardware
+/// prefetchers follow (cutting the rows between threads instead ran at half the two-thread read limit). Memory: one
+/// row of accumulators per unit (1/128 of the input for f32). Returns false, having done nothing, for a line of fewer
+/// than two units. (The running rows had been folded in `partial` itself, filled by the calling thread before the
+/// pieces, so that the other thread's first fold of each unit read its row from the caller's cache. Folding on the
+/// stack measured neither faster nor slower — two-thread pool, f32 SUM over [16384, 1024], median paired ratios
+/// 0.70–0.87 either way — and is kept for the serial fill it removes.)
+template <class T, class R>
+bool reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_t width, std::size_t n, std::ptrdiff_t step,
+                          std::size_t count, const R& r) {
+    using C = simd::compute_t<T>;
+    const C identity = static_cast<C>(r.identity());
+    const row_units plan = row_units::of_line<T>(width, n, step);
+    const std::size_t fuse = plan.fuse;
+    if (plan.units < 2) return false;
+    const std::size_t lanes = fuse * width;
+    // Each unit's running row, written whole by the piece that folds it (so left uninitialised here).
+    const auto partial = std::make_unique_for_overwrite<C[]>(plan.units * lanes);
+    const std::size_t pieces = std::min(plan.units, wanted_pieces(exec, n * width * sizeof(T)));
+    exec.parallel_for(pieces, [&](std::size_t piece) {
+        accumulator_rows<C, 1> running_row;  // in L1: a panel of the running row, stored into `partial` once folded
+        C* const running = running_row.row(0);
+        const std::size_t end = piece_begin(piece + 1, pieces, plan.units, exec.concurrency());
+        for (std::size_t u = piece_begin(piece, pieces, plan.units, exec.concurrency()); u < end; ++u) {
+            for (std::size_t start = 0; start < lanes; start += running_row.panel) {
+                const std::size_t w = std::min(running_row.panel, lanes - start);
+                fill_row(running, w, identity);
+                fold_unit(x + start, w, plan, u, running, r);
+                // Rows left over only where rows are fused (fuse > 1), and fused rows fit one panel: as reduce_rows.
+                if (fuse > 1 && u + 1 == plan.units) fold_rows_left_over(x, n, step, fuse, width, running, r);
+                std::copy(running, running + w, partial.get() + u * lanes + start);
+            }
+        }
+    });
+    accumulator_rows<C, 2> rows;  // block, total
+    for (std::size_t start = 0; start < width; start += rows.panel) {  // panels of outputs (with fused rows, one)
+        const std::size_t w = std::min(rows.panel, width - start);
+        const std::size_t panel_lanes = fuse * w;
+        fill_row(rows.row(0), panel_lanes, identity);
+        fill_row(rows.row(1), panel_lanes, identity);
+        unit_combiner<T, R> combiner{rows.row(0), rows.row(1), panel_lanes, r};
+        for (std::size_t u = 0; u < plan.units; ++u) combiner.add(partial.get() + u * lanes + start);
+        finish_segments(combiner.finish(), w, fuse, y + start, count, r);
+    }
+    return true;
+}
+
+/// A reduction with blocks (R::line_blocks: sums, max/min, integer products) of one contiguous line of `length`
+/// elements into *y, on an executor. The inner kernel
+/// (accumulate_runs) pushes a block every cascade_block steps of inner_accumulators vectors into a binary-counter
+/// cascade, whose tree does not depend on where the stream is cut: 2^k blocks starting at a multiple of 2^k form
+/// one node of it. So the line's first blocks are cut into such aligned chunks, each summed by a piece with a
+/// cascade of its own; the calling thread carries the chunk nodes into the cascade at level k (push_at) and runs
+/// the rest of the line itself, continuing that cascade (accumulate_runs_after). Bit-identical to the sequential kernel. Returns false
+/// (nothing done) when the line is too short to be worth it.
+template <class T, class R>
+bool reduce_line_in_chunks(const executor_ref& exec, const T* x, T* y, std::size_t length, std::size_t count, const R& r) {
+    using P = simd::pack<T>;
+    using C = simd::compute_t<T>;
+    constexpr std::size_t W = P::size, U = inner_accumulators, block = cascade_block * U * W;
+    const std::size_t full_blocks = length / block;
+    const std::size_t wanted = wanted_pieces(exec, length * sizeof(T));
+    if (wanted < 2 || full_blocks < 2) return false;
+    std::size_t level = 0;
+    while ((full_blocks >> (level + 1)) >= wanted) ++level;
+    const std::size_t chunk_blocks = std::size_t{1} << level, chunks = full_blocks >> level;
+    const typename R::accumulator no_shift = r.identity();
+    const P identity(static_cast<C>(r.identity())), shift_lanes(static_cast<C>(no_shift));
+    const auto combine = [&](const P& a, const P& b) { return r.combine_lanes(a, b); };
+    std::vector<P> nodes(chunks);
+    exec.parallel_for(chunks, [&](std::size_t c) {
+        cascade<P> own;
+        const T* at = x + c * chunk_blocks * block;
+        for (std::size_t b = 0; b < chunk_blocks; ++b) {
+            std::array<P, U> acc;
+            iter::fill_unrolled(acc, identity);
+            for (std::size_t step = 0; step < cascade_block; ++step, at += U * W) {
+                hint_stream_step(at, U * W * sizeof(T), true);
+                iter::unrolled<U>([&](auto k) { acc[k] = combine(acc[k], r.lift_lanes(simd::load(at + k * W), shift_lanes)); });
+            }
+            own.push(combine_all(acc, combine), combine);
+        }
+        nodes[c] = own.level(level);
+    });
+    cascade<P> blocks;
+    for (const P& node : nodes) blocks.push_at(node, level, combine);
+    const std::size_t done = chunks * chunk_blocks * block;
+    *y = r.finish(accumulate_runs_after(x + done, iter::loop_nest<2>{}, length - done, r, no_shift, blocks), count, no_shift);
+    return true;
+}
+
+/// One output over several contiguous runs (every dimension reduced, the innermost contiguous and at least a vector
+/// long: what reduce_inner computes), on an executor: log-sum-exp by runs (log_sum_exp_of_runs), every other
+/// function by chunks of runs (accumulate_run_chunks), in pieces. Returns false (nothing done) when the group is not
+/// that, or not worth cutting.
+template <class T, class R>
+bool reduce_runs_on(const executor_ref& exec, const T* input, T* output, const iter::loop_nest<2>& nest, iter::axis_set reduced,
+                    std::size_t count, const R& r) {
+    if (nest.rank < 2 || reduced.count() != nest.rank) return false;
+    const std::size_t last = nest.rank - 1;
+    const std::size_t length = nest.sizes[last];
+    if (nest.strides[1][last] != 1 || length < simd::lanes<T>) return false;
+    const std::size_t wanted = wanted_pieces(exec, nest.element_count() * sizeof(T));
+    if (wanted < 2) return false;
+    const auto parts = split_reduce_nest(nest, reduced);
+    iter::axis_set innermost;
+    innermost.set(parts.group.rank - 1);
+    const auto runs = iter::remove_dimensions(parts.group, innermost);
+    iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {  // the one output
+        if constexpr (R::shifted) {
+            const auto state = log_sum_exp_of_runs(&exec, wanted, input + at[1], runs, length, r);
+            output[at[0]] = r.finish(state.sum, count, R::shift_for(state.maximum));
+        } else {
+            const typename R::accumulator no_shift = r.identity();
+            output[at[0]] = r.finish(accumulate_run_chunks(&exec, wanted, input + at[1], runs, length, r, no_shift), count, no_shift);
+        }
+    });
+    return true;
+}
+
+}  // namespace tensorops::detail
