@@ -29,9 +29,9 @@
 
 // A kernel's per-vector step written as a lambda (`[&](…) TENSOROPS_INLINE_STEP { … }`): GCC 12 -O2 may compile a
 // lambda called from two or three sites as a function called once per vector, its captures reloaded through memory
-// at every call — the across-rows scan ran 1.6× slower that way, the narrow-row kernel 2× (bench/RESULTS.md,
-// 2026-11-26 18:00). Only where the compiler optimises: unoptimised (sanitised) builds inline nothing else, and forcing
-// these made their largest test unit 11 % slower to compile.
+// at every call — a call and a reload per vector in the kernel's hottest loop (the figures:
+// bench/journal/notes-simd-and-iter.md). Only where the compiler optimises: unoptimised (sanitised) builds inline
+// nothing else, and forcing these there only makes them slower to compile.
 #if defined(__OPTIMIZE__) && (defined(__GNUC__) || defined(__clang__))
 #define TENSOROPS_INLINE_STEP __attribute__((always_inline))
 #else

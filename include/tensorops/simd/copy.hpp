@@ -25,8 +25,7 @@ inline constexpr std::size_t inline_copy_max_bytes = 2048;
 
 /// Copies copy_block_bytes bytes from `source` to `destination` (non-overlapping) in one register: a load and a store
 /// of the pack of bytes. (Not a memcpy of that constant size: GCC 12 expands one of 32 bytes into two 16-byte moves at
-/// x86-64-v3, and those were slower here: 64K random rows of 256 bytes scattered at 46–53 % of a memcpy's speed
-/// against 58–68 % with 32-byte moves, hand-written loops, medians of 21.)
+/// x86-64-v3, twice the loads and stores, and slower in gather's and scatter's loops of short copies.)
 [[gnu::always_inline]] inline void copy_block(std::byte* destination, const std::byte* source) noexcept {
     if constexpr (lanes<std::uint8_t> == copy_block_bytes)
         simd::store(reinterpret_cast<std::uint8_t*>(destination), simd::load(reinterpret_cast<const std::uint8_t*>(source)));
@@ -35,15 +34,16 @@ inline constexpr std::size_t inline_copy_max_bytes = 2048;
 }
 
 /// Copies of at least this many bytes take copy_stream's loop rather than memcpy (below it the data mostly lives in
-/// the caches, where glibc's memcpy was faster: 1 MiB 97–103 against 93 GB/s).
+/// the caches, where glibc's memcpy is the faster copy).
 inline constexpr std::size_t stream_copy_min_bytes = std::size_t{4} << 20;
 
 /// Copies `bytes` bytes from `source` to `destination`, which must not overlap; same result as memcpy.
 /// Algorithm: copies of at least stream_copy_min_bytes go four registers (copy_block) per step, each step hinting the
 /// page of the source and of the destination page_prefetch_distance ahead (prefetch_stream_ahead; the destination's for
 /// writing); the rest, and shorter copies, go to memcpy. Why: glibc's memcpy crosses each 4 KiB page of a long copy
-/// without warning — on an AMD Zen 5 KVM guest (4 KiB pages) a 64 MiB memcpy moved 16–19 GB/s (read + written), this
-/// loop 23–25; 16 MiB 33–38 against 38–39; 256 MiB 21 against 22–23 (best of 15, four rounds, alternated).
+/// without warning, so every page's address translation and the restart of the hardware prefetchers lie in its path
+/// (see prefetch_page_ahead); this loop's page hints take them out of it (the figures:
+/// bench/journal/notes-simd-and-iter.md).
 inline void copy_stream(std::byte* destination, const std::byte* source, std::size_t bytes) noexcept {
     constexpr std::size_t step = 4 * copy_block_bytes;
     std::size_t offset = 0;
@@ -65,11 +65,11 @@ inline void copy_stream(std::byte* destination, const std::byte* source, std::si
 /// before it when `bytes` is not a whole number of registers); shorter ones call memcpy, longer ones copy_stream.
 /// Same result as memcpy.
 /// Algorithm: copy_block after copy_block, four to a loop step while four registers' worth remain (a run-time trip
-/// count costs per step: in a hand-written loop four at a time scattered 256-byte rows ~5 % faster than one).
-/// Why not memcpy itself: on an AMD Zen 5, scattering 64K random rows of 256 bytes into a 256 MiB tensor ran, per
-/// pass, at 31–37 % of a 64 MiB memcpy's speed (each pass paired with a memcpy pass right after it, medians of 21)
-/// with one memcpy call per row, at 51–58 % with the copy inlined; gathering them back, with the same hints ahead,
-/// 64–65 % against 70–82 %. Why the calls cost this much was not pinned down (glibc picks its AVX-512 variant here).
+/// count costs a compare and a branch per step: four moves share them).
+/// Why not memcpy itself: in a loop of many short copies (gather's and scatter's slices), one memcpy call per copy
+/// costs more than the copy inlined, scattering and gathering alike, with the same hints ahead (the figures:
+/// bench/journal/notes-simd-and-iter.md). Why the calls cost this much was not pinned down (on the CPU measured,
+/// glibc picked its AVX-512 variant).
 [[gnu::always_inline]] inline void copy_bytes(std::byte* destination, const std::byte* source, std::size_t bytes) noexcept {
     constexpr std::size_t block = copy_block_bytes;
     if (bytes < block) {

@@ -148,9 +148,8 @@ namespace detail {
 /// r = d − n · ln 2 in two steps (ln 2 split in a high part with 21 trailing zero bits, so n · ln2_hi is exact, and the
 /// rest), |r| ≤ ½ ln 2; e^r by its Taylor polynomial of degree 13 (truncation below 5·10⁻¹⁸ on that interval: the
 /// error is the evaluation's rounding); 2^n from biased's bits shifted into an exponent field, multiplied in (a NaN stays NaN).
-/// Twenty-odd vector operations for four lanes, against a call of std::exp per lane (double log-sum-exp ran at 1–2
-/// GB/s that way). xsimd 8.1's own double exp is not used: it converts ±inf to a 64-bit integer on AVX2 (undefined
-/// behaviour, see each_lane).
+/// Twenty-odd vector operations for four lanes, against a call of std::exp per lane. xsimd 8.1's own double exp is
+/// not used: it converts ±inf to a 64-bit integer on AVX2 (undefined behaviour, see each_lane).
 template <class P>
 [[nodiscard, gnu::always_inline]] inline P exp_double_lanes(const P& value) noexcept {
     using I = xsimd::as_integer_t<P>;
@@ -161,7 +160,7 @@ template <class P>
     const P n = biased - P(round_to_integer);
     const P r = xsimd::fnma(n, P(ln2_low), xsimd::fnma(n, P(ln2_high), d));
     // Σ r^k / k!, k ≤ 13, by Estrin's scheme: pairs c_2i + c_2i+1·r, then pairs of those with r², r⁴, r⁸ — four
-    // multiply-adds deep, not thirteen (Horner's chain left the kernels waiting on it: 5.4 ns a vector of 4).
+    // multiply-adds deep, not thirteen: a Horner chain's latency, not the ports, would set the kernels' pace.
     const auto pair = [&](double low, double high) { return xsimd::fma(P(high), r, P(low)); };
     const P r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
     const P q0 = pair(1.0, 1.0), q1 = pair(1.0 / 2, 1.0 / 6), q2 = pair(1.0 / 24, 1.0 / 120), q3 = pair(1.0 / 720, 1.0 / 5040),
@@ -179,9 +178,9 @@ template <class P>
 /// · log2 e, feeds a maximum, the polynomial's multiply-adds are explicit, and the result comes from an integer add
 /// (2^n into the exponent field), never from a product a caller's sum could absorb. (It was kept out of line with
 /// exp and log, whose inlined copies g++ did contract differently; a call per vector cost the short-row kernels their
-/// accumulators, which every call spills: log-sum-exp of f32 rows of 3 / 8 / 16 / 64, one thread, 4 MiB, 4.6 / 8.6 /
-/// 12.4 / 35 → 4.0 / 6.8 / 9.0 / 22 ns a row.) exp_double_lanes likewise has nothing contractible: its multiply-adds are explicit, its other products
-/// only multiply, and the last one reaches the caller through a select (a blend), never an addition.
+/// accumulators, which every call spills.) exp_double_lanes likewise has nothing contractible: its multiply-adds are
+/// explicit, its other products only multiply, and the last one reaches the caller through a select (a blend), never an
+/// addition.
 template <class P>
 [[nodiscard, gnu::always_inline]] inline P exp_shifted_float_lanes(const P& x, const P& shift) noexcept {
     const P log2e(log2e_float);
@@ -198,7 +197,7 @@ template <class P>
 /// Never inlined: xsimd's exp has products and sums a compiler may contract differently in each inlined copy, and with
 /// a caller's sum (see detail::exp_shifted_float_lanes). Left to g++'s choice, a unity build at x86-64-v4 inlined
 /// exp or log into one of the two kernels that must agree bit for bit (narrow rows, short rows) and not the other, and
-/// their log-sum-exp of rows of 3 and 4 floats differed in the last bits; the call costs f32 rows of 8 ~2.6 %.
+/// their log-sum-exp of rows of 3 and 4 floats differed in the last bits. The call is the price of that agreement.
 template <class P>
 [[nodiscard, gnu::noinline]] P exp(const P& value) noexcept {
 #if TENSOROPS_HAS_XSIMD
@@ -219,7 +218,7 @@ template <class P>
 /// integer n held in the low mantissa bits (no conversion instruction), so f = t − n ∈ [−½, ½]; 2^f is
 /// polynomial_exp2 and 2^n is added to its exponent field as an integer: thirteen vector instructions, about half
 /// of xsimd's exp with its range checks. (Degree 6 would be 1 ulp for one more fused multiply-add on the ports
-/// log-sum-exp is bound by: 6–8 % slower in cache.)
+/// log-sum-exp is bound by.)
 /// Accuracy: x − shift is exact where x lies within a factor of 2 of shift (the terms that matter), and t carries
 /// one rounding, a relative error of |t|·2^−24: |t|·2^−24·ln 2 in a term of weight 2^t, at most ~2^−25 of the sum
 /// in all — whatever the shift. (t = x·log2(e) − shift·log2(e) in one fused multiply-subtract, as this was, put
@@ -353,8 +352,8 @@ P power_of_two_in_eighths(const P& biased) noexcept;  // has_eighth_table is fal
 /// (power_of_two_in_eighths); with whole steps, 2^f is the degree-5 polynomial_exp2 and 2^m is biased's low bits
 /// shifted into an exponent field. The power multiplies the polynomial — exact, and unlike adding m to its
 /// exponent as an integer, it cannot turn a NaN (whose payload bits biased carries) into a number. Eleven vector
-/// instructions either way, six or eight of them on the multiply-add ports this is bound by: the eighths are
-/// 16 % faster in a loop of terms in cache (1.23 → 1.04 ns a vector of 8 floats, Zen 5). The factor e^(x·δ),
+/// instructions either way, six or eight of them on the multiply-add ports this is bound by: the eighths take the
+/// six, so a loop of terms runs faster with the table wherever the register has one. The factor e^(x·δ),
 /// δ = L·ln 2 − 1 ≈ 2^−26, against e^x / 2^k, cancels with power_of_two_over_exp's for the terms that matter (x near
 /// top).
 /// (The term is computed by add_exp_over_power_of_two, below, with a zero sum.)

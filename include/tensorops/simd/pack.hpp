@@ -257,8 +257,7 @@ template <std::size_t Words>
 /// Loads `count` (< lanes<T>) elements into the low lanes and `fill` into the others. Reads nothing past
 /// source[count - 1]: a masked load (AVX-512: 32- and 64-bit lanes, with AVX-512BW 8- and 16-bit lanes too; AVX2:
 /// 32- and 64-bit lanes; AVX2 8- and 16-bit lanes and F16C float16: detail::load_bytes_partial), else through an
-/// array (a store-forwarding stall: with 64-byte registers, rows of 3 floats reduced at 0.7 GB/s that way; int8 rows
-/// of 3 with AVX2, whose 32 lanes the array took one by one, at 0.16 GB/s).
+/// array (a store-forwarding stall per load, and narrow lanes filled one by one: the last resort).
 template <builtin_element T>
 [[nodiscard, gnu::always_inline]] inline pack<T> load_partial(const T* source, std::size_t count, compute_t<T> fill) noexcept {
 #if TENSOROPS_X86_INTRINSICS && defined(__AVX512F__)
@@ -528,12 +527,11 @@ inline constexpr int blend_immediate = [] {
 /// x86 applies it as an immediate blend where one exists for the lanes: AVX2 registers of 32- or 64-bit lanes
 /// (vpblendd), SSE4.1 registers of 16-bit lanes or wider (pblendw) — written here with intrinsics, one instruction
 /// that is always inlined: xsimd 8.1's select of a constant mask is an ordinary function, which GCC 12 -O2 left out
-/// of line in large kernels (the narrow-row argmax of rows of 5–7 floats: a call per blend, 1.8–2.7 ns a row).
+/// of line in large kernels (the narrow-row argmax: a call per blend).
 /// Elsewhere, with a vector mask (not AVX-512's k registers), the mask comes from a constant in memory: one load and a
 /// variable blend (or, without SSE4.1, and / and-not / or) — xsimd builds one from a bool a lane at run time for byte
-/// and 16-bit integer lanes, a call that GCC 12 -O2 leaves out of line (57 % of the time of an int8 SUM over rows of
-/// 1024 in cache, AMD Zen 5). With AVX-512 masks, byte and 16-bit lanes get their mask as an immediate; other lanes
-/// xsimd's select.
+/// and 16-bit integer lanes, a call that GCC 12 -O2 leaves out of line (in the loop of an int8 SUM over rows, among
+/// others). With AVX-512 masks, byte and 16-bit lanes get their mask as an immediate; other lanes xsimd's select.
 template <class Pattern, class P>
 [[nodiscard, gnu::always_inline]] inline P select_constant(const P& a, const P& b) noexcept {
 #if TENSOROPS_HAS_XSIMD
@@ -718,8 +716,8 @@ template <class M>
 }
 
 /// Calls f(i) for every lane i set in `mask`, in increasing order: the set bits of lane_bits(mask). For a kernel that
-/// looks into the few lanes of a vector that matched (arg_reduce_rows_by_extreme: looking at all 32 lanes of each such
-/// vector of int8, an argmax over 256 rows of 1024 took 31 µs at AVX2; visiting the set lanes alone, 14).
+/// looks into the few lanes of a vector that matched (arg_reduce_rows_by_extreme): the work follows the set lanes, not
+/// the register's width (32 lanes of int8 at AVX2).
 template <class M, class F>
 [[gnu::always_inline]] inline void for_each_set_lane(const M& mask, F&& f) {
     for (std::uint64_t bits = simd::lane_bits(mask); bits != 0; bits &= bits - 1) f(static_cast<std::size_t>(std::countr_zero(bits)));

@@ -17,16 +17,15 @@ inline constexpr std::size_t cache_line_bytes = 64;
 /// granules). Bigger pages only make prefetch_page_ahead hint more often than it needs to, never wrongly.
 inline constexpr std::size_t page_bytes = 4096;
 
-/// Bytes of one way of an L1 data cache: addresses a multiple of this apart fall in the same set (every x86-64 core
-/// this library is measured on: 32 KiB 8-way, 48 KiB 12-way; ARM's 64 KiB 4-way would be 16 KiB — a wrong value only
-/// misplaces what place_apart_from-like helpers try to keep apart, never a result).
+/// Bytes of one way of an L1 data cache: addresses a multiple of this apart fall in the same set (32 KiB 8-way and
+/// 48 KiB 12-way caches both have 4 KiB ways; ARM's 64 KiB 4-way would be 16 KiB — a wrong value only misplaces what
+/// place_apart_from-like helpers try to keep apart, never a result).
 inline constexpr std::size_t l1_way_bytes = 4096;
 
 /// How far ahead of their reads the streaming kernels hint each page they will enter (bytes; see prefetch_page_ahead).
-/// On an AMD Zen 5 KVM guest, 64 MiB of f32 rows of 4 KiB reduced over the rows, the hints 8, 16, 32 and 64 KiB ahead
-/// (alternated, best of 10, three rounds): SUM 1.12–1.15, 1.06–1.11, 0.97–1.00, 0.96–1.00 ns per 8 floats; MAX
-/// 1.23–1.28, 1.20–1.26, 1.08–1.12, 1.04–1.14. A plain vector sum of 64 MiB: 29–34 GB/s at 32 KiB, 28–34 at 64 KiB,
-/// 32–35 at 128 KiB.
+/// Far enough that a page's address translation and first lines are in hand before a stream at full speed reaches
+/// it: hints 8 or 16 KiB ahead come too late for the reductions over rows, and 128 KiB ahead gains nothing over 64
+/// (the figures: bench/journal/notes-simd-and-iter.md).
 inline constexpr std::ptrdiff_t page_prefetch_distance = 65536;
 
 /// Asks the memory system to start reading the `bytes` bytes that begin `distance` bytes from `address`
@@ -35,9 +34,7 @@ inline constexpr std::ptrdiff_t page_prefetch_distance = 65536;
 /// pointer is formed. Compilers without the builtin get nothing.
 /// Always inlined: GCC 12 finds a function whose only effect is __builtin_prefetch to be "looping const" (a prefetch
 /// is no side effect to it) and drops the calls that its early inliner did not inline — the inner reduce kernel's
-/// loop, in an always-inlined member, lost every hint that way (clang kept them). 64 MiB of f32 rows of 4 KiB summed
-/// on an AMD Zen 5 (best of 30, three rounds, against the read probe in the same process): 0.91–0.92× the probe's
-/// speed without the hints, 0.95–0.97× with them.
+/// loop, in an always-inlined member, lost every hint that way (clang kept them).
 [[gnu::always_inline]] inline void prefetch_ahead(const void* address, std::ptrdiff_t distance, std::size_t bytes) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
     const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(address) + static_cast<std::uintptr_t>(distance);
@@ -65,16 +62,10 @@ inline void set_line_hints(line_hints setting) noexcept { detail::line_hint_sett
 /// log-sum-exp, argmax's stretches), besides the page hints that every streaming kernel gives. A tuning choice, never a
 /// result's: by default read once from the CPU the program runs on (set_line_hints overrides it).
 ///
-/// Why by CPU: the same hints pay on one core and cost on another, by a lot. 64 MiB of f32 rows of 1024, the page hints
-/// alone → with the line hints 16 KiB ahead:
-///  - AMD Zen 5 (family 0x1A) KVM guest: two threads, median against the read probe, MAX 0.92–0.96 → 1.06–1.22, SUM
-///    1.03–1.08 → 1.11–1.16; log-sum-exp 2.43–2.52 → 1.49–1.52 ms; argmax 3.6–4.8 → 2.2–2.5 ms (rows of 512: 5.9 → 2.6).
-///  - AMD Zen 4 (family 0x19, EPYC) KVM guest, 2026-11-28, ns a vector of 8 floats, best of 4 alternated in one process,
-///    two rounds: SUM one thread 0.71–0.78 → 1.00–1.05, two 0.53–0.55 → 0.61–0.64; log-sum-exp one thread 1.31 → 1.49–1.50,
-///    two 0.69–0.75 → 0.75; argmax one thread 0.84–0.85 → 0.92–0.93, two 0.60–0.61 → 0.59–0.64; rows of 512 and 4096 alike
-///    (never faster with them).
-/// Measured to pay on Zen 5 only; off elsewhere (an Intel host, earlier, had lines 8 KiB ahead slower than the page hints
-/// alone, simd::prefetch_page_ahead).
+/// Why by CPU: the same hints pay on one core and cost on another, by a lot — whether the hardware prefetchers alone
+/// keep far enough ahead of a stream is a property of the microarchitecture, not of the kernel. The automatic setting
+/// turns them on for one CPUID family, 0x1A (amd_family_is), the only one on which they were measured to pay, and off
+/// on every other CPU, measured or not (the figures: bench/journal/notes-simd-and-iter.md).
 [[nodiscard]] inline bool line_hints_pay() noexcept {
     switch (detail::line_hint_setting.load(std::memory_order_relaxed)) {
         case line_hints::on: return true;
@@ -104,14 +95,11 @@ template <bool ForWrite>
 /// Why pages and not lines: the hardware prefetchers follow a stream within a page and stop at its end, and the first
 /// read of a page waits for its address translation — a page walk, which under virtualisation (nested page tables)
 /// costs several dependent memory reads, and which no hardware prefetcher starts early. A hint at the page's first line
-/// runs that walk, and starts the page's stream, while the kernel is still reading pages before it. On an AMD Zen 5 KVM
-/// guest whose memory is in 4 KiB pages (transparent huge pages only on madvise, as Debian sets it), a plain vector sum
-/// of 64 MiB of f32 (alternated, best of 15, four rounds) read 16–24 GB/s without hints, 28–34 GB/s with one hint per
-/// page 64 KiB ahead, 16–21 GB/s with one hint per line 8 KiB ahead (what the reductions did before) and 23–26 GB/s
-/// with both; the same buffer in 2 MiB pages read 29–40 GB/s without hints and 35–37 with the page hints. The library's
-/// reductions (64 MiB of f32 [16384, 1024], best of 10, three rounds, GB/s, per-line hints → page hints): SUM over the
-/// contiguous axis 14–20 → 29–31, MAX 15–18 → 30–31, over all axes 18–19 → 29–33; over the rows (outer kernel) SUM
-/// 2.0–2.2 → 0.96–1.0 ns per 8 floats.
+/// runs that walk, and starts the page's stream, while the kernel is still reading pages before it. It matters most
+/// where memory is in 4 KiB pages (transparent huge pages only on madvise, as Debian sets it): 2 MiB pages put 512
+/// times fewer translations in a stream's path. One hint per line a few KiB ahead (what the reductions did before) does
+/// not do this job: it was no faster than no hints at all, and added to the page hints it slowed them
+/// (the figures: bench/journal/notes-simd-and-iter.md).
 template <bool ForWrite = false>
 [[gnu::always_inline]] inline void prefetch_page_ahead(const void* address, std::ptrdiff_t distance, std::size_t bytes) noexcept {
     const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(address) + static_cast<std::uintptr_t>(distance);
@@ -125,8 +113,8 @@ template <bool ForWrite = false>
 /// counted in advance. at(k) gives step k's hint and returns the line it hinted, or null (k = 0, 1, 2, … in order;
 /// steps may be skipped only where no hint falls). For the outer kernels' row walks (ops/detail/row_walk.hpp,
 /// for_each_row_vector_prefetching), whose steps are a cache line of two vectors: the page test took five of a line's
-/// sixteen instructions. Call at(k) after step k's loads: issued before them, on rows that begin a page (where the hint
-/// falls on a row's first line) the loads ran 1.7× slower from memory on an AMD Zen 5 guest.
+/// sixteen instructions. Call at(k) after step k's loads, never before them: on rows that begin a page the hint falls
+/// on a row's first line, and issued ahead of the step's loads it slows them from memory.
 template <std::size_t StepBytes>
 class page_hint_walk {
     static_assert(StepBytes != 0 && StepBytes <= page_bytes && page_bytes % StepBytes == 0);
@@ -200,10 +188,9 @@ template <class T>
 /// Gather's and scatter's copies (ops/detail/index_tuples.hpp, move_slices): how many index tuples ahead they hint
 /// the slice they will move, for slices of `slice_bytes` bytes — about 8 KiB of slices ahead,
 /// between 4 and 64 tuples. The slices lie at random places, which no hardware prefetcher follows; without hints
-/// only the misses of the few tuples the core's out-of-order window holds overlap. On an AMD Zen 5, against the same
-/// plain loop without hints (best of 30): gathering 1M random f32 out of 16 MiB 1.7× faster 64 tuples ahead (1.1× at
-/// 16); gathering 64K random rows of 256 bytes out of 256 MiB 1.8–2.3× faster 16–32 rows ahead (1.6–1.7× at 4);
-/// scattering them, 8, 16 and 32 rows ahead gained about as much (move_slices).
+/// only the misses of the few tuples the core's out-of-order window holds overlap. The hints overlap those of many
+/// tuples; for small slices, the more tuples ahead (up to the clamp's 64), the more of them
+/// (the figures: bench/journal/notes-simd-and-iter.md).
 [[nodiscard]] constexpr std::size_t tuples_ahead(std::size_t slice_bytes) noexcept {
     return std::clamp<std::size_t>(8192 / std::max<std::size_t>(slice_bytes, 1), 4, 64);
 }
@@ -232,10 +219,9 @@ inline constexpr std::size_t slice_prefetch_lines = 4;
 /// Hints (ForWrite: for writing) the start of a slice of `bytes` ≥ 1 bytes at `address`: slice_prefetch_lines hints,
 /// at address + min(i · cache_line_bytes, bytes − 1) — every line of a slice of up to that many lines that starts on a
 /// line boundary, the first and the last line of a shorter one that does not (repeated hints of a line are harmless).
-/// A fixed number of hints: in gather's and scatter's loop (move_slices) a loop over the slice's lines, its trip count
-/// computed from the address or from the size, scattered 64K random rows of 256 bytes at 37–40 % of a memcpy's speed,
-/// these four hints at 46–48 % (AMD Zen 5, slice size known only at run time; each pass paired with a memcpy pass
-/// right after it, medians of 21 in one process).
+/// A fixed number of hints, not a loop over the slice's lines: in gather's and scatter's loop (move_slices), where the
+/// slice size is known only at run time, such a loop, its trip count computed from the address or from the size, costs
+/// more than the hints it would save (the figures: bench/journal/notes-simd-and-iter.md).
 template <bool ForWrite = false>
 [[gnu::always_inline]] inline void prefetch_slice_start(const void* address, std::size_t bytes) noexcept {
     const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(address);

@@ -74,9 +74,8 @@ P shift_bytes_down(const P& value) noexcept;
 #endif
 
 /// Whether shift_bytes_up/down shift P by Bytes in registers: SSE2 and AVX2 registers by any byte count, 64-byte
-/// registers by whole 32-bit words (valignd). Other shifts go through memory — for 64-byte registers that was a
-/// store-forwarding stall per shift, which made the short-row kernel's horizontal step cost ~18 cycles per row of 3
-/// floats in the AVX-512 build.
+/// registers by whole 32-bit words (valignd). Other shifts go through memory — a store-forwarding stall per shift,
+/// which a short-row kernel's horizontal step pays once per row (for 64-byte registers: shifts by part of a word).
 template <class P, std::size_t Bytes>
 inline constexpr bool has_byte_shifts =
 #if TENSOROPS_X86_INTRINSICS

@@ -11,7 +11,7 @@
 //   shifted              log-sum-exp: the kernels first find each group's maximum and pass it as `shift`
 //   row_blocks           the outer kernel fixes its order of operations in blocks of rows (what lets threads share
 //                        the rows, bit-identically); false for floating products, which would pass through
-//                        subnormals again in every block (2.4× slower on data in [0, 1))
+//                        subnormals again in every block (slow arithmetic on data in [0, 1))
 //   line_blocks          the inner kernel likewise: every cascade_block steps its accumulators go into a cascade of
 //                        blocks whose tree does not depend on where a line is cut (what lets threads share one long
 //                        line); pairwise sums need it anyway, max/min and integer sums and products take it (their
