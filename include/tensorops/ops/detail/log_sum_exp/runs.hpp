@@ -53,10 +53,10 @@ T log_sum_exp_of_run(const executor_ref* exec, const T* x, std::size_t length, s
 /// contiguous elements from base + its offset), each in fixed blocks, merged in the walk order. On an executor
 /// (exec not null, pieces ≥ 2) the runs' states are computed in up to `pieces` pieces first, each writing its own,
 /// then merged the same way on the calling thread: the same bits.
-template <class T, class R>
-log_sum_exp_state<typename R::accumulator> log_sum_exp_of_runs(const executor_ref* exec, std::size_t pieces, const T* base,
-                                                               const iter::loop_nest<2>& runs, std::size_t length, const R& r) {
-    using A = typename R::accumulator;
+template <class T>
+log_sum_exp_state<accumulator_t<T>> log_sum_exp_of_runs(const executor_ref* exec, std::size_t pieces, const T* base,
+                                                        const iter::loop_nest<2>& runs, std::size_t length) {
+    using A = accumulator_t<T>;
     log_sum_exp_state<A> state{-std::numeric_limits<A>::infinity(), A(0)};
     if (exec == nullptr || pieces < 2) {
         iter::for_each_element(runs, [&](const std::array<std::ptrdiff_t, 2>& run) {

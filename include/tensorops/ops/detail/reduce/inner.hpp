@@ -47,7 +47,7 @@ void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::s
             return;
         }
         iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {
-            const auto state = log_sum_exp_of_runs(nullptr, 1, input + at[1], runs, length, r);
+            const auto state = log_sum_exp_of_runs(nullptr, 1, input + at[1], runs, length);
             output[at[0]] = r.finish(state.sum, count, R::shift_for(state.maximum));
         });
         return;

@@ -132,7 +132,7 @@ bool reduce_runs_on(const executor_ref& exec, const T* input, T* output, const i
     const auto runs = iter::remove_dimensions(parts.group, innermost);
     iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {  // the one output
         if constexpr (R::shifted) {
-            const auto state = log_sum_exp_of_runs(&exec, wanted, input + at[1], runs, length, r);
+            const auto state = log_sum_exp_of_runs(&exec, wanted, input + at[1], runs, length);
             output[at[0]] = r.finish(state.sum, count, R::shift_for(state.maximum));
         } else {
             const typename R::accumulator no_shift = r.identity();

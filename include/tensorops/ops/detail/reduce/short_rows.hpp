@@ -241,7 +241,7 @@ void reduce_short_rows_in(const T* input, T* output, const iter::loop_nest<2>& k
                             const auto served = (simd::abs(one.sum) < P(std::numeric_limits<C>::infinity())) & R::reference_serves(one.top, one.reference);
                             totals[b] = one.sum;
                             shifts[b] = one.reference;
-                            if (simd::any(!served & simd::detail::lanes_below<P>(G))) {  // rows the reference does not serve: two passes
+                            if (simd::any((!served) & simd::detail::lanes_below<P>(G))) {  // rows the reference does not serve: two passes
                                 const auto two = two_passes();
                                 write(row, simd::select(served, R::finish_from_reference_lanes(one.sum, one.reference), r.finish_lanes(two.total, length, two.shift)));
                                 written[b] = true;
