@@ -107,7 +107,7 @@ TEMPLATE_TEST_CASE("reduce: rows over an outer axis folded in far-apart pairs, a
 }
 
 // The short-row kernel takes contiguous reduced runs of up to short_row_elements (64 vectors of up to 32 bytes), eight
-// rows at a time (log-sum-exp: up to a quarter of that, short_row_limit): lengths below one vector (a partial load), at
+// rows at a time (log-sum-exp: up to a quarter of that, log_sum_exp_short_row_elements): lengths below one vector (a partial load), at
 // and around every vector boundary up to its limits and just past them (the general kernel again), with 1 to 19 rows
 // (full groups and a remainder that repeats its last row), packed or with a padded row stride, under a second kept
 // dimension.
@@ -118,7 +118,7 @@ TEMPLATE_LIST_TEST_CASE("reduce: short contiguous rows, every length class, grou
     test_rng rng(std::string("reduce short rows ") + std::string(tensorops_test::type_name<T>()));
     INFO(rng.describe());
     constexpr std::size_t limit = tensorops::detail::short_row_elements<T>;
-    constexpr std::size_t lse_limit = tensorops::detail::short_row_limit<T, tensorops::detail::log_sum_exp_reduction<T>>;
+    constexpr std::size_t lse_limit = tensorops::detail::log_sum_exp_short_row_elements<T>;
     static_assert(lse_limit < limit);
     std::vector<std::size_t> lengths{1, 2, 3, W - 1, W, W + 1, 2 * W - 1, 2 * W + 3, 5 * W + 2,
                                      lse_limit - 1, lse_limit, lse_limit + 1, limit - 1, limit, limit + 1};

@@ -19,6 +19,7 @@
 #include "../iter/plan.hpp"
 #include "arguments.hpp"
 #include "detail/arg_reduce/dispatch.hpp"
+#include "detail/log_sum_exp/dispatch.hpp"
 #include "detail/reduce/dispatch.hpp"
 #include "detail/reductions.hpp"
 
@@ -204,7 +205,7 @@ void reduce_values(const executor_ref& exec, const tensor_view<const T>& input, 
             if constexpr (floating) run_reduction<T>(exec, plan, input, output, sum_reduction<T, lift::value, finish::logarithm>{});
             break;
         case reduce_function::log_sum_exp:
-            if constexpr (floating) run_reduction<T>(exec, plan, input, output, log_sum_exp_reduction<T>{});
+            if constexpr (floating) run_log_sum_exp_on(exec, input.data(), output.data(), plan.nest, plan.reduced, plan.count);
             break;
         case reduce_function::multiply:
             if constexpr (multiplicative<T>) run_reduction<W>(exec, plan, input, output, product_reduction<W>{});

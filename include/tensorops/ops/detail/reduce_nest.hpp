@@ -56,4 +56,69 @@ template <class T, std::size_t Operands>
     return kept;
 }
 
+/// A group whose innermost dimension is contiguous, as runs: `length` contiguous elements each, placed by `runs` (the
+/// group without its innermost dimension; rank 0: one run per group, at runs.offsets).
+struct group_runs {
+    std::size_t length;
+    iter::loop_nest<2> runs;
+};
+[[nodiscard]] inline group_runs runs_of_group(const iter::loop_nest<2>& group) {
+    iter::axis_set innermost;
+    innermost.set(group.rank - 1);
+    return {group.sizes[group.rank - 1], iter::remove_dimensions(group, innermost)};
+}
+
+/// The layouts a reduce nest's vectorised kernels are written for (reduce/dispatch.hpp describes them).
+enum class reduce_layout { short_rows, inner, outer, strided };
+
+/// The layout of a planned nest reduced over `reduced` (parts: the nest split), for vectors of `lanes` elements and
+/// a short-row kernel that takes rows of up to `short_row_limit` elements:
+///   short_rows  the innermost dimension is reduced and contiguous and is the whole group, at most short_row_limit long;
+///   inner       the innermost dimension is reduced, contiguous and at least a vector long;
+///   outer       the innermost dimension is kept and contiguous in input and output, the group not empty, and either
+///               at least a vector wide or its rows back to back (the outer kernel fuses them into wide rows);
+///   strided     anything else.
+[[nodiscard]] inline reduce_layout layout_of(const iter::loop_nest<2>& nest, iter::axis_set reduced, const reduce_nests<>& parts,
+                                             std::size_t lanes, std::size_t short_row_limit) noexcept {
+    if (nest.rank == 0) return reduce_layout::strided;
+    const std::size_t last = nest.rank - 1;
+    if (reduced.test(last) && nest.strides[1][last] == 1) {
+        if (parts.group.rank == 1 && nest.sizes[last] <= short_row_limit) return reduce_layout::short_rows;
+        if (nest.sizes[last] >= lanes) return reduce_layout::inner;
+    }
+    if (!reduced.test(last) && nest.inner_is_contiguous({0, 1}) && parts.group.rank > 0 &&
+        (nest.sizes[last] >= lanes || parts.group.strides[1][parts.group.rank - 1] == static_cast<std::ptrdiff_t>(nest.sizes[last])))
+        return reduce_layout::outer;
+    return reduce_layout::strided;
+}
+
+/// Whether the nest is one contiguous line of at least `lanes` elements reduced into one output.
+[[nodiscard]] inline bool is_one_contiguous_line(const iter::loop_nest<2>& nest, iter::axis_set reduced, std::size_t lanes) noexcept {
+    return nest.rank == 1 && reduced.test(0) && nest.strides[1][0] == 1 && nest.sizes[0] >= lanes;
+}
+
+/// Whether the nest is [n rows, w columns] reduced over its rows, the columns contiguous in input and output and at
+/// least `lanes` wide (the outer layout with nothing else kept: what the band kernels cut).
+[[nodiscard]] inline bool is_rows_over_columns(const iter::loop_nest<2>& nest, iter::axis_set reduced, std::size_t lanes) noexcept {
+    return nest.rank == 2 && reduced.test(0) && !reduced.test(1) && nest.inner_is_contiguous({0, 1}) && nest.sizes[1] >= lanes;
+}
+
+/// Whether every dimension is reduced, there are several runs, and the innermost dimension is contiguous and at least
+/// `lanes` long: one output over several contiguous runs (what the run kernels cut into chunks on an executor).
+[[nodiscard]] inline bool is_one_output_of_runs(const iter::loop_nest<2>& nest, iter::axis_set reduced, std::size_t lanes) noexcept {
+    return nest.rank >= 2 && reduced.count() == nest.rank && nest.strides[1][nest.rank - 1] == 1 && nest.sizes[nest.rank - 1] >= lanes;
+}
+
+/// For the outer layout: calls stretch(output offset, input offset, columns) for each stretch of the innermost kept
+/// dimension (`columns` contiguous outputs), the other kept dimensions walked by the odometer.
+template <class Stretch>
+void for_each_kept_stretch(const reduce_nests<>& parts, Stretch&& stretch) {
+    const std::size_t last = parts.kept.rank - 1;
+    const std::size_t columns = parts.kept.sizes[last];
+    iter::axis_set innermost;
+    innermost.set(last);
+    iter::for_each_element(iter::remove_dimensions(parts.kept, innermost),
+                           [&](const std::array<std::ptrdiff_t, 2>& at) { stretch(at[0], at[1], columns); });
+}
+
 }  // namespace tensorops::detail

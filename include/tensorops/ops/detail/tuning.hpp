@@ -87,6 +87,12 @@ inline constexpr std::size_t narrow_row_bytes = 4096;
 /// Rows the outer kernel folds two at a time are at least this far apart (bytes; see row_units).
 inline constexpr std::size_t far_pair_bytes = std::size_t{2} << 20;
 
+/// Log-sum-exp rows of at most this many elements take its short-row kernel (a quarter of short_row_elements): its one
+/// pass per row, whose terms hold their accumulators and constants in registers, reads longer rows from memory slower
+/// than the inner kernel's one pass, which takes them one at a time. Changes floating results.
+template <class T>
+inline constexpr std::size_t log_sum_exp_short_row_elements = short_row_elements<T> / 4;
+
 // argmax / argmin
 
 inline constexpr std::size_t arg_block = 2048;

@@ -1,5 +1,9 @@
 // tensorops/ops/detail/log_sum_exp/outer.hpp — log-sum-exp over the rows (outer layout): blocks of lse_block_rows rows
 // in one pass against a reference row, merged into running (maximum, sum) rows; on an executor, blocks in pieces.
+//
+// The rows (reduce/outer.hpp walks them for the other functions) are taken in blocks of lse_block_rows: in one pass the block's maximum and Σ e^(x − reference)
+// against a reference row from its first rows (log_sum_exp_block), merged into a running (maximum, sum) pair of
+// rows the way log_sum_exp_state merges stretches.
 #pragma once
 
 #include <algorithm>
@@ -263,6 +267,14 @@ void reduce_rows_log_sum_exp_in_bands(const executor_ref& exec, const T* x, T* y
                 log_sum_exp_merge<T>(running.row(0), running.row(1), row_of(b, 0) + start, row_of(b, 1) + start, row_of(b, 2) + start, w);
             log_sum_exp_finish(running.row(0), running.row(1), y + start, w, count);
         }
+    });
+}
+
+/// Log-sum-exp's outer kernel: reduce_rows_log_sum_exp for each stretch of the innermost kept dimension.
+template <class T>
+void reduce_outer_log_sum_exp(const T* input, T* output, const reduce_nests<>& parts, std::size_t count) {
+    for_each_kept_stretch(parts, [&](std::ptrdiff_t output_offset, std::ptrdiff_t input_offset, std::size_t columns) {
+        reduce_rows_log_sum_exp(input + input_offset, output + output_offset, columns, parts.group, count);
     });
 }
 

@@ -10,7 +10,10 @@
 
 #include "../../../exec/executor.hpp"
 #include "../../../iter/nd_loop.hpp"
+#include "../../../exec/split.hpp"
 #include "../fixed_blocks.hpp"
+#include "../reduce_nest.hpp"
+#include "../stream_hints.hpp"
 #include "../reductions.hpp"
 #include "stretch.hpp"
 
@@ -75,6 +78,46 @@ log_sum_exp_state<accumulator_t<T>> log_sum_exp_of_runs(const executor_ref* exec
     });
     for (const auto& run_state : states) state = merge(state, run_state);
     return state;
+}
+
+/// Log-sum-exp's inner kernel (the innermost dimension reduced, contiguous and at least a vector long): each output
+/// from its run in one pass (log_sum_exp_of_run), or from its group's runs merged in order (log_sum_exp_of_runs).
+template <class T>
+void reduce_inner_log_sum_exp(const T* input, T* output, const reduce_nests<>& parts, std::size_t count) {
+    using R = log_sum_exp_reduction<T>;
+    const R r{};
+    const group_runs grouped = runs_of_group(parts.group);
+    const bool hint_lines = hints_lines(parts.kept.element_count() * count * sizeof(T));
+    if (grouped.runs.rank == 0) {  // one run per output
+        const std::ptrdiff_t run_offset = grouped.runs.offsets[1];
+        iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {
+            output[at[0]] = log_sum_exp_of_run(nullptr, input + at[1] + run_offset, grouped.length, count, r, hint_lines);
+        });
+        return;
+    }
+    iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {
+        const auto state = log_sum_exp_of_runs(nullptr, 1, input + at[1], grouped.runs, grouped.length);
+        output[at[0]] = r.finish(state.sum, count, R::shift_for(state.maximum));
+    });
+}
+
+/// One output over several contiguous runs (reduce_nest.hpp, is_one_output_of_runs), on an executor: the runs' states
+/// in pieces, merged in order (log_sum_exp_of_runs). Returns false (nothing done) when the group is not that, or not
+/// worth cutting.
+template <class T>
+bool log_sum_exp_runs_on(const executor_ref& exec, const T* input, T* output, const iter::loop_nest<2>& nest, iter::axis_set reduced,
+                         std::size_t count) {
+    using R = log_sum_exp_reduction<T>;
+    if (!is_one_output_of_runs(nest, reduced, simd::lanes<T>)) return false;
+    const std::size_t wanted = wanted_pieces(exec, nest.element_count() * sizeof(T));
+    if (wanted < 2) return false;
+    const auto parts = split_reduce_nest(nest, reduced);
+    const group_runs grouped = runs_of_group(parts.group);
+    iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {  // the one output
+        const auto state = log_sum_exp_of_runs(&exec, wanted, input + at[1], grouped.runs, grouped.length);
+        output[at[0]] = R{}.finish(state.sum, count, R::shift_for(state.maximum));
+    });
+    return true;
 }
 
 }  // namespace tensorops::detail

@@ -1,5 +1,5 @@
 // tensorops/ops/detail/reduce/inner.hpp — the inner layout: the innermost dimension is reduced and contiguous and at
-// least a vector long; one output at a time (contiguous.hpp's loop), log-sum-exp by runs (log_sum_exp/runs.hpp).
+// least a vector long; one output at a time (contiguous.hpp's loop).
 #pragma once
 
 #include <array>
@@ -7,7 +7,6 @@
 
 #include "../../../iter/nd_loop.hpp"
 #include "../../../iter/plan.hpp"
-#include "../log_sum_exp/runs.hpp"
 #include "../reduce_nest.hpp"
 #include "../stream_hints.hpp"
 #include "blocks.hpp"
@@ -30,28 +29,13 @@ void reduce_runs_of_line(const T* x, std::ptrdiff_t x_step, T* y, std::ptrdiff_t
     }
 }
 
+/// The inner kernel (every function but log-sum-exp's: log_sum_exp/runs.hpp): each output from its group's runs.
 template <class T, class R>
 void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::size_t count, const R& r) {
-    const std::size_t last = parts.group.rank - 1;
-    const std::size_t length = parts.group.sizes[last];
-    iter::axis_set innermost;
-    innermost.set(last);
-    const auto runs = iter::remove_dimensions(parts.group, innermost);
+    const group_runs grouped = runs_of_group(parts.group);
+    const std::size_t length = grouped.length;
+    const iter::loop_nest<2>& runs = grouped.runs;
     const bool hint_lines = hints_lines(parts.kept.element_count() * count * sizeof(T));
-    if constexpr (R::shifted) {  // log-sum-exp: one pass, run by run in blocks of stretches (see log_sum_exp_state)
-        if (runs.rank == 0) {  // one run per output
-            const std::ptrdiff_t run_offset = runs.offsets[1];
-            iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {
-                output[at[0]] = log_sum_exp_of_run(nullptr, input + at[1] + run_offset, length, count, r, hint_lines);
-            });
-            return;
-        }
-        iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {
-            const auto state = log_sum_exp_of_runs(nullptr, 1, input + at[1], runs, length);
-            output[at[0]] = r.finish(state.sum, count, R::shift_for(state.maximum));
-        });
-        return;
-    }
     const typename R::accumulator no_shift = r.identity();
     if (runs.rank == 0) {  // one run per output (the usual "reduce the last axis")
         const std::ptrdiff_t run_offset = runs.offsets[1];

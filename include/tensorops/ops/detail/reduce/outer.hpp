@@ -11,7 +11,6 @@
 #include "../../../iter/plan.hpp"
 #include "../../../simd/pack.hpp"
 #include "../../../simd/prefetch.hpp"
-#include "../log_sum_exp/outer.hpp"
 #include "../reduce_nest.hpp"
 #include "../row_walk.hpp"
 #include "../tuning.hpp"
@@ -42,9 +41,6 @@ namespace tensorops::detail {
 // blocks far apart whose rows are folded in pairs), so reduce_rows_in_bands can give the units to several threads and
 // combine their running rows exactly as here. Floating products keep one running row (restarting
 // from 1 every block, data in [0, 1) went through subnormals again each time: 2.4× slower).
-// Log-sum-exp takes the rows in blocks of lse_block_rows: in one pass the block's maximum and Σ e^(x − reference)
-// against a reference row from its first rows (log_sum_exp_block), merged into a running (maximum, sum) pair of
-// rows the way log_sum_exp_state merges stretches.
 
 /// How many back-to-back rows of `width` lanes, `step` elements apart, the outer kernel fuses into one wide row: 1
 /// unless the rows are adjacent (step = width), narrower than narrow_row_bytes, and that many fit in a panel of `panel`
@@ -248,15 +244,12 @@ void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& 
     reduce_rows_of_group(x, y, width, group, count, r);
 }
 
+/// The outer kernel (every function but log-sum-exp's: log_sum_exp/outer.hpp): reduce_rows for each stretch of the
+/// innermost kept dimension.
 template <class T, class R>
 void reduce_outer(const T* input, T* output, const reduce_nests<>& parts, std::size_t count, const R& r) {
-    const std::size_t last = parts.kept.rank - 1;
-    const std::size_t columns = parts.kept.sizes[last];
-    iter::axis_set innermost;
-    innermost.set(last);
-    iter::for_each_element(iter::remove_dimensions(parts.kept, innermost), [&](const std::array<std::ptrdiff_t, 2>& at) {
-        if constexpr (R::shifted) reduce_rows_log_sum_exp(input + at[1], output + at[0], columns, parts.group, count);
-        else reduce_rows(input + at[1], output + at[0], columns, parts.group, count, r);
+    for_each_kept_stretch(parts, [&](std::ptrdiff_t output_offset, std::ptrdiff_t input_offset, std::size_t columns) {
+        reduce_rows(input + input_offset, output + output_offset, columns, parts.group, count, r);
     });
 }
 

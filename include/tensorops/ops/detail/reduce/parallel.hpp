@@ -11,7 +11,7 @@
 #include "../../../exec/executor.hpp"
 #include "../../../exec/split.hpp"
 #include "../../../iter/plan.hpp"
-#include "../log_sum_exp/runs.hpp"
+#include "../reduce_nest.hpp"
 #include "../cascade.hpp"
 #include "contiguous.hpp"
 #include "outer.hpp"
@@ -114,30 +114,20 @@ bool reduce_line_in_chunks(const executor_ref& exec, const T* x, T* y, std::size
 }
 
 /// One output over several contiguous runs (every dimension reduced, the innermost contiguous and at least a vector
-/// long: what reduce_inner computes), on an executor: log-sum-exp by runs (log_sum_exp_of_runs), every other
-/// function by chunks of runs (accumulate_run_chunks), in pieces. Returns false (nothing done) when the group is not
-/// that, or not worth cutting.
+/// long: what reduce_inner computes), on an executor: by chunks of runs (accumulate_run_chunks), in pieces. Every
+/// function but log-sum-exp (log_sum_exp/runs.hpp). Returns false (nothing done) when the group is not that, or not
+/// worth cutting.
 template <class T, class R>
 bool reduce_runs_on(const executor_ref& exec, const T* input, T* output, const iter::loop_nest<2>& nest, iter::axis_set reduced,
                     std::size_t count, const R& r) {
-    if (nest.rank < 2 || reduced.count() != nest.rank) return false;
-    const std::size_t last = nest.rank - 1;
-    const std::size_t length = nest.sizes[last];
-    if (nest.strides[1][last] != 1 || length < simd::lanes<T>) return false;
+    if (!is_one_output_of_runs(nest, reduced, simd::lanes<T>)) return false;
     const std::size_t wanted = wanted_pieces(exec, nest.element_count() * sizeof(T));
     if (wanted < 2) return false;
     const auto parts = split_reduce_nest(nest, reduced);
-    iter::axis_set innermost;
-    innermost.set(parts.group.rank - 1);
-    const auto runs = iter::remove_dimensions(parts.group, innermost);
+    const group_runs grouped = runs_of_group(parts.group);
     iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {  // the one output
-        if constexpr (R::shifted) {
-            const auto state = log_sum_exp_of_runs(&exec, wanted, input + at[1], runs, length);
-            output[at[0]] = r.finish(state.sum, count, R::shift_for(state.maximum));
-        } else {
-            const typename R::accumulator no_shift = r.identity();
-            output[at[0]] = r.finish(accumulate_run_chunks(&exec, wanted, input + at[1], runs, length, r, no_shift), count, no_shift);
-        }
+        const typename R::accumulator no_shift = r.identity();
+        output[at[0]] = r.finish(accumulate_run_chunks(&exec, wanted, input + at[1], grouped.runs, grouped.length, r, no_shift), count, no_shift);
     });
     return true;
 }

@@ -48,23 +48,12 @@ typename R::accumulator accumulate_group(const T* base, const iter::loop_nest<2>
     else return running;
 }
 
-/// The shift of one group (its maximum, adjusted) for shifted reductions; the identity otherwise.
-template <class T, class R>
-typename R::accumulator group_shift(const T* base, const iter::loop_nest<2>& group, const R& r) {
-    if constexpr (R::shifted) {
-        const extreme_reduction<T, true> maximum;
-        return R::shift_for(accumulate_group(base, group, maximum, {}));
-    } else {
-        return r.identity();
-    }
-}
-
+/// The strided kernel: each output its group's accumulated value, finished.
 template <class T, class R>
 void reduce_strided(const T* input, T* output, const reduce_nests<>& parts, std::size_t count, const R& r) {
+    const typename R::accumulator no_shift = r.identity();
     iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {
-        const T* base = input + at[1];
-        const auto shift = group_shift(base, parts.group, r);
-        output[at[0]] = r.finish(accumulate_group(base, parts.group, r, shift), count, shift);
+        output[at[0]] = r.finish(accumulate_group(input + at[1], parts.group, r, no_shift), count, no_shift);
     });
 }
 
