@@ -14,6 +14,7 @@
 
 #include <tensorops/tensorops.hpp>
 
+#include "index_helpers.hpp"
 #include "reference.hpp"
 #include "support.hpp"
 #include "user_types.hpp"
@@ -518,6 +519,26 @@ TEST_CASE("cumulative: every broken rule throws tensorops::error before writing"
     float scalar = 1.0f, scalar_out = 0.0f;
     expect_error([&] { cumulative_sum(tensor_view<const float>(&scalar, std::span<const std::size_t>{}),
                                       tensor_view<float>(&scalar_out, std::span<const std::size_t>{}), {}); }, "options.axis");
+}
+
+TEST_CASE("cumulative: views whose bytes overflow the address arithmetic are refused before anything is written") {
+    // Element offsets 0 and 2^62 differ, yet 2^62 floats are 2^64 bytes: both elements would be at one address.
+    // Such views cannot be made (tensor_view's constructor), so no operator ever receives one.
+    const std::vector<float> x{1, 2};
+    std::vector<float> y{7, 7};
+    std::vector<double> wide{7, 7};
+    constexpr std::ptrdiff_t two_62 = std::ptrdiff_t{1} << 62, two_61 = std::ptrdiff_t{1} << 61;
+    const tensor_view<const float> input(x.data(), {2});
+    tensorops_test::expect_error([&] { cumulative_sum(input, tensor_view<float>(y.data(), {2}, {two_62}), {}); }, "tensor_view", "strides");
+    tensorops_test::expect_error([&] { cumulative_sum(sequential, tensor_view<const float>(x.data(), {2}, {two_62 + 1}), tensor_view<float>(y.data(), {2}), {}); },
+                                 "tensor_view", "strides");
+    tensorops_test::expect_error([&] { cumulative_product(tensor_view<const float>(x.data(), {2}), tensor_view<float>(y.data(), {2, 2}, {two_61, two_61}), {}); },
+                                 "tensor_view", "strides");
+    tensorops_test::expect_error([&] {
+        cumulative_sum(tensor_view<const double>(wide.data(), {2}), tensor_view<double>(wide.data() + 1, {2}, {-two_61}), {});
+    }, "tensor_view", "strides");
+    CHECK(y == std::vector<float>{7, 7});
+    CHECK(wide == std::vector<double>{7, 7});
 }
 
 TEST_CASE("cumulative: empty tensors are a no-op") {

@@ -130,6 +130,32 @@ TEST_CASE("tensor_view: construction errors name the argument") {
     expect_error([&] { tensor_view<float> v(buffer.data(), {3, 2}, {big_stride, 1}); }, "strides");
 }
 
+TEST_CASE("tensor_view: the byte span must fit std::ptrdiff_t and the address space") {
+    // No memory is needed: every view below addresses a small buffer with huge strides and must be refused at
+    // construction, before anything could read or write through it.
+    std::vector<double> buffer(4);
+    float* floats = reinterpret_cast<float*>(buffer.data());
+    constexpr std::ptrdiff_t two_62 = std::ptrdiff_t{1} << 62, two_61 = std::ptrdiff_t{1} << 61;
+    // Element offsets 0 and 2^62 differ, but 2^62 floats are 2^64 bytes: both elements would be at one address.
+    expect_error([&] { tensor_view<float> v(floats, {2}, {two_62}); }, "strides");
+    expect_error([&] { tensor_view<float> v(floats, {2}, {two_62 + 1}); }, "strides");  // wraps onto element 1
+    expect_error([&] { tensor_view<double> v(buffer.data(), {2}, {-two_61}); }, "strides");
+    expect_error([&] { tensor_view<float> v(floats, {2, 2}, {two_61, two_61}); }, "strides");  // 2-D reach of 2^64 bytes
+    expect_error([&] { tensor_view<float> v(floats, {2}, {two_61 - 1}); }, "strides");  // a span of 2^63 bytes, one too many
+    expect_error([&] { tensor_view<float> v(floats, {std::size_t{1} << 31, std::size_t{1} << 30}); }, "sizes");  // 2^63 bytes packed
+    // Below address 0: 2^58 bytes back from a user-space pointer (user addresses stay below 2^57).
+    expect_error([&] { tensor_view<double> v(buffer.data() + 3, {2}, {-(std::ptrdiff_t{1} << 55)}); }, "strides");
+    // The largest span that fits: (2^61 − 1) floats, 2^63 − 4 bytes (valid to describe; never dereferenced here).
+    const tensor_view<float> widest(floats, {2}, {two_61 - 2});
+    CHECK(widest.required_span_size() == (std::size_t{1} << 61) - 1);
+    // The rule is on bytes: a one-byte element may have the element span the float view may not.
+    CHECK_NOTHROW(tensor_view<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(buffer.data()), {2}, {two_62}));
+    // Overlap of such a view with another is computed without overflow (UBSan): the far element is 2^63 − 8
+    // bytes away, the near one is element 0, and float 1 is neither.
+    CHECK(memory_overlap(widest, tensor_view<float>(floats + 1, {1})) == overlap::none);
+    CHECK(memory_overlap(widest, tensor_view<float>(floats, {1})) == overlap::partial);
+}
+
 TEST_CASE("tensor_view: uniqueness of layouts") {
     std::vector<float> b(64);
     auto unique = [&](std::initializer_list<std::size_t> sizes, std::initializer_list<std::ptrdiff_t> strides) {

@@ -43,13 +43,21 @@ public:
     tensor_view() noexcept = default;
 
     /// A packed row-major view (the last dimension has stride 1).
-    /// Throws tensorops::error if the rank exceeds 8, the element count overflows, or `data` is null
-    /// while the view is not empty.
+    /// Throws tensorops::error ("sizes") if the rank exceeds 8 or the view's bytes break the address rule
+    /// below; ("data") if `data` is null while the view is not empty.
+    ///
+    /// The address rule, which every constructor enforces so that no operator ever receives a view that breaks it:
+    /// the element count fits std::ptrdiff_t, and the bytes the view addresses, from its lowest to its highest
+    /// element inclusive ((Σ (size − 1)·|stride| + 1)·sizeof(T) of them), number at most PTRDIFF_MAX and lie
+    /// inside the address space (below data by at most the address of data, above it without wrapping). Then every
+    /// `data + offset` and every difference of two element addresses is computed without overflow: element offsets
+    /// that differ can never name one address (a stride of 2^62 floats, 2^64 bytes, is refused, not wrapped).
     tensor_view(T* data, std::span<const std::size_t> sizes) { assign(data, sizes, {}, true); }
 
     /// A view with explicit strides in elements (signed; 0 broadcasts a dimension).
-    /// Throws tensorops::error if the rank exceeds 8, `strides` and `sizes` differ in length, an offset
-    /// overflows std::ptrdiff_t, or `data` is null while the view is not empty.
+    /// Throws tensorops::error if the rank exceeds 8 ("sizes"), `strides` and `sizes` differ in length
+    /// ("strides"), the element count overflows std::ptrdiff_t ("sizes"), the strides break the address rule
+    /// above ("strides"), or `data` is null while the view is not empty ("data").
     tensor_view(T* data, std::span<const std::size_t> sizes, std::span<const std::ptrdiff_t> strides) {
         assign(data, sizes, strides, false);
     }
@@ -203,6 +211,8 @@ private:
                         "has " + std::to_string(strides.size()) + " entries but sizes has " +
                             std::to_string(sizes.size()));
         constexpr auto limit = static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max());
+        constexpr std::size_t element_bytes = sizeof(T);
+        constexpr std::size_t max_span = limit / element_bytes;  // the most elements PTRDIFF_MAX bytes hold
         rank_ = sizes.size();
         std::size_t count = 1;
         bool is_empty = false;
@@ -213,29 +223,49 @@ private:
                 throw error("tensor_view", "sizes", "the element count overflows std::ptrdiff_t");
             else count *= sizes[d];
         }
+        std::size_t below = 0, above = 0;  // elements addressed below and above data (each ≤ max_span − 1)
         if (packed) {
+            if (!is_empty && count > max_span)
+                throw error("tensor_view", "sizes",
+                            "describe " + std::to_string(count) + " packed elements of " + std::to_string(element_bytes) +
+                                " bytes, more than PTRDIFF_MAX = " + std::to_string(limit) + " bytes");
+            above = is_empty ? 0 : count - 1;
             std::ptrdiff_t stride = 1;
             for (std::size_t d = rank_; d-- > 0;) {
                 strides_[d] = is_empty ? 0 : stride;
                 stride *= static_cast<std::ptrdiff_t>(is_empty ? 1 : sizes_[d]);
             }
         } else {
-            std::size_t reach = 0;  // Σ (size-1)·|stride| must stay representable
+            std::size_t reach = 0;  // Σ (size − 1)·|stride|, kept ≤ max_span − 1 so that (reach + 1)·sizeof(T) fits
             for (std::size_t d = 0; d < rank_; ++d) {
                 strides_[d] = strides[d];
                 if (is_empty || sizes_[d] <= 1) continue;
                 const std::size_t magnitude =
                     strides[d] < 0 ? std::size_t(0) - static_cast<std::size_t>(strides[d]) : static_cast<std::size_t>(strides[d]);
-                if (magnitude != 0 && (sizes_[d] - 1 > limit / magnitude || reach > limit - (sizes_[d] - 1) * magnitude))
+                if (magnitude != 0 && (sizes_[d] - 1 > (max_span - 1) / magnitude || reach > max_span - 1 - (sizes_[d] - 1) * magnitude))
                     throw error("tensor_view", "strides",
-                                "dimension " + std::to_string(d) + " reaches an offset that overflows std::ptrdiff_t");
+                                "dimension " + std::to_string(d) + " (size " + std::to_string(sizes_[d]) + ", stride " +
+                                    std::to_string(strides[d]) + ") takes the view past PTRDIFF_MAX bytes; the bytes a view addresses, (sum of (size - 1) x |stride| + 1) x " +
+                                    std::to_string(element_bytes) + ", must not exceed PTRDIFF_MAX = " + std::to_string(limit) +
+                                    " (data + offset must not overflow)");
                 reach += (sizes_[d] - 1) * magnitude;
+                (strides[d] < 0 ? below : above) += (sizes_[d] - 1) * magnitude;
             }
         }
         if (data == nullptr && !is_empty && rank_ > 0)
             throw error("tensor_view", "data", "is null but the view has elements");
         if (data == nullptr && rank_ == 0)
             throw error("tensor_view", "data", "is null but a rank-0 view has one element");
+        if (data != nullptr && !is_empty) {
+            // Both byte counts are at most PTRDIFF_MAX (the span rule above): the comparisons cannot overflow.
+            const auto address = reinterpret_cast<std::uintptr_t>(data);
+            const std::uintptr_t low = below * element_bytes, high = (above + 1) * element_bytes;
+            if (low > address || high > std::numeric_limits<std::uintptr_t>::max() - address)
+                throw error("tensor_view", packed ? "sizes" : "strides",
+                            "address the bytes from data - " + std::to_string(low) + " to data + " + std::to_string(high) +
+                                ", which run out of the address space (data is at " + std::to_string(address) +
+                                "); every element's address must be representable");
+        }
         data_ = data;
     }
 
@@ -261,12 +291,17 @@ enum class overlap { none, exact, partial };
 template <class T, class U>
 [[nodiscard]] overlap memory_overlap(const tensor_view<T>& a, const tensor_view<U>& b) {
     if (a.empty() || b.empty()) return overlap::none;
-    constexpr auto size_a = static_cast<std::intptr_t>(sizeof(T));
-    constexpr auto size_b = static_cast<std::intptr_t>(sizeof(U));
-    const auto base_a = reinterpret_cast<std::intptr_t>(a.data());
-    const auto base_b = reinterpret_cast<std::intptr_t>(b.data());
-    const std::intptr_t low_a = base_a + a.min_offset() * size_a, high_a = base_a + a.max_offset() * size_a + size_a;
-    const std::intptr_t low_b = base_b + b.min_offset() * size_b, high_b = base_b + b.max_offset() * size_b + size_b;
+    // Unsigned address arithmetic: a view's bytes lie inside the address space and span at most PTRDIFF_MAX bytes
+    // (tensor_view's address rule), so none of these sums wraps.
+    constexpr auto size_a = static_cast<std::uintptr_t>(sizeof(T));
+    constexpr auto size_b = static_cast<std::uintptr_t>(sizeof(U));
+    const auto base_a = reinterpret_cast<std::uintptr_t>(a.data());
+    const auto base_b = reinterpret_cast<std::uintptr_t>(b.data());
+    const auto bytes = [](std::ptrdiff_t offset, std::uintptr_t size) {
+        return static_cast<std::uintptr_t>(offset < 0 ? -offset : offset) * size;
+    };
+    const std::uintptr_t low_a = base_a - bytes(a.min_offset(), size_a), high_a = base_a + bytes(a.max_offset(), size_a) + size_a;
+    const std::uintptr_t low_b = base_b - bytes(b.min_offset(), size_b), high_b = base_b + bytes(b.max_offset(), size_b) + size_b;
     if (high_a <= low_b || high_b <= low_a) return overlap::none;
 
     if (size_a == size_b && base_a == base_b && a.rank() == b.rank()) {
@@ -278,13 +313,13 @@ template <class T, class U>
     // Every element of a starts at base_a + g·k and every element of b at base_b + g·m, where g is the
     // gcd of all byte strides. Modulo g, a covers [0, size_a) and b covers [d, d + size_b) with
     // d = (base_b − base_a) mod g; when these do not meet, no byte is shared.
-    std::intptr_t g = 0;
+    std::uintptr_t g = 0;
     for (std::size_t d = 0; d < a.rank(); ++d)
-        if (a.size(d) > 1) g = std::gcd(g, static_cast<std::intptr_t>(a.stride(d)) * size_a);
+        if (a.size(d) > 1) g = std::gcd(g, bytes(a.stride(d), size_a));
     for (std::size_t d = 0; d < b.rank(); ++d)
-        if (b.size(d) > 1) g = std::gcd(g, static_cast<std::intptr_t>(b.stride(d)) * size_b);
+        if (b.size(d) > 1) g = std::gcd(g, bytes(b.stride(d), size_b));
     if (g != 0) {
-        const std::intptr_t shift = ((base_b - base_a) % g + g) % g;
+        const std::uintptr_t shift = (base_b % g + (g - base_a % g)) % g;
         if (shift >= size_a && shift + size_b <= g) return overlap::none;
     }
     return overlap::partial;
