@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -539,6 +540,28 @@ TEST_CASE("cumulative: views whose bytes overflow the address arithmetic are ref
     }, "tensor_view", "strides");
     CHECK(y == std::vector<float>{7, 7});
     CHECK(wide == std::vector<double>{7, 7});
+}
+
+TEST_CASE("cumulative: a direction outside axis_direction is an error, with or without an executor") {
+    const std::vector<float> x{1, 2, 3, 4};
+    std::vector<float> y(4, 7.0f);
+    const tensor_view<const float> input(x.data(), {2, 2});
+    const tensor_view<float> output(y.data(), {2, 2});
+    tensorops::thread_pool pool(2, 1);
+    for (int value : {2, -1, 255}) {
+        INFO("direction " << value);
+        const scan_options options{1, static_cast<axis_direction>(value), false};
+        const auto rule = tensorops_test::expect_error([&] { cumulative_sum(input, output, options); }, "cumulative_sum", "options.direction");
+        CHECK(rule.find(std::to_string(value)) != std::string::npos);
+        tensorops_test::expect_error([&] { cumulative_sum(pool, input, output, options); }, "cumulative_sum", "options.direction");
+        tensorops_test::expect_error([&] { cumulative_product(input, output, options); }, "cumulative_product", "options.direction");
+        tensorops_test::expect_error([&] { cumulative_product(sequential, input, output, options); }, "cumulative_product", "options.direction");
+        tensorops_test::expect_error([&] { cumulative_scan(input, output, options, std::plus<>{}, 0.0f); }, "cumulative_scan", "options.direction");
+        tensorops_test::expect_error([&] { cumulative_scan(pool, input, output, options, std::plus<>{}, 0.0f); }, "cumulative_scan", "options.direction");
+        // In place too: nothing is written before the check.
+        tensorops_test::expect_error([&] { cumulative_sum(tensor_view<const float>(output), output, options); }, "cumulative_sum", "options.direction");
+    }
+    CHECK(y == std::vector<float>(4, 7.0f));
 }
 
 TEST_CASE("cumulative: empty tensors are a no-op") {

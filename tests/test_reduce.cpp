@@ -479,3 +479,34 @@ TEST_CASE("reduce: views whose bytes overflow the address arithmetic are refused
     CHECK(y == std::vector<float>{7, 7});
     CHECK(indices == std::vector<std::int64_t>{7, 7});
 }
+
+TEST_CASE("reduce: a function or direction outside its enumeration is an error, with or without an executor") {
+    const std::vector<float> x{1, 2, 3, 4};
+    std::vector<float> y{7, 7};
+    std::vector<std::int64_t> indices{7, 7};
+    const tensor_view<const float> input(x.data(), {2, 2});
+    const tensor_view<float> output(y.data(), {2, 1});
+    const tensor_view<std::int64_t> index_output(indices.data(), {2, 1});
+    tensorops::thread_pool pool(2, 1);
+    for (int value : {12, 255, -1}) {
+        INFO("function " << value);
+        const auto function = static_cast<reduce_function>(value);
+        const auto rule = tensorops_test::expect_error([&] { reduce(input, output, function, {1}); }, "reduce", "function");
+        CHECK(rule.find(std::to_string(value)) != std::string::npos);
+        tensorops_test::expect_error([&] { reduce(pool, input, output, function, {1}); }, "reduce", "function");
+        // Named as the function's fault whatever the output's element type.
+        tensorops_test::expect_error([&] { reduce(input, index_output, function, {1}); }, "reduce", "function");
+        tensorops_test::expect_error([&] { reduce(sequential, input, index_output, function, {1}); }, "reduce", "function");
+    }
+    for (int value : {2, -1, 255}) {
+        INFO("direction " << value);
+        const auto direction = static_cast<axis_direction>(value);
+        const auto rule = tensorops_test::expect_error([&] { argmax(input, index_output, {1}, direction); }, "argmax", "direction");
+        CHECK(rule.find(std::to_string(value)) != std::string::npos);
+        tensorops_test::expect_error([&] { argmax(pool, input, index_output, {1}, direction); }, "argmax", "direction");
+        tensorops_test::expect_error([&] { argmin(input, index_output, {1}, direction); }, "argmin", "direction");
+        tensorops_test::expect_error([&] { argmin(sequential, input, index_output, {1}, direction); }, "argmin", "direction");
+    }
+    CHECK(y == std::vector<float>{7, 7});
+    CHECK(indices == std::vector<std::int64_t>{7, 7});
+}

@@ -53,6 +53,14 @@ inline void require_axis(std::string_view operation, std::string_view name, std:
                         "; it must be below the rank");
 }
 
+/// `direction` must be one of axis_direction's two values (a cast can make an enum hold any other).
+inline void require_direction(std::string_view operation, std::string_view name, axis_direction direction) {
+    if (direction != axis_direction::increasing && direction != axis_direction::decreasing)
+        throw error(operation, name,
+                    "is " + std::to_string(static_cast<int>(direction)) +
+                        ", not an axis_direction: increasing (0) or decreasing (1)");
+}
+
 /// An output must give every coordinate its own element.
 template <class T>
 void require_unique(std::string_view operation, std::string_view name, const tensor_view<T>& output) {
