@@ -564,6 +564,33 @@ TEST_CASE("cumulative: a direction outside axis_direction is an error, with or w
     CHECK(y == std::vector<float>(4, 7.0f));
 }
 
+TEST_CASE("cumulative: interleaved outputs that a rule proves unique run; one no rule settles is refused, unwritten") {
+    // [2, 3, 400] with strides {3, 2, 6}: blocks of 6 filled in the order 0 3 2 5 4 7 − 1 …, proven by tiling.
+    const std::vector<std::size_t> sizes{2, 3, 400};
+    const std::vector<std::ptrdiff_t> strides{3, 2, 6};
+    std::vector<float> x(2400);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7);
+    guarded_buffer<float> y(sizes, strides);
+    cumulative_sum(tensor_view<const float>(x.data(), sizes), y.view(), {2});
+    const std::vector<float> got = y.values();
+    for (std::size_t line = 0; line < 6; ++line) {
+        float running = 0;
+        for (std::size_t i = 0; i < 400; ++i) {
+            running += x[line * 400 + i];
+            CHECK(got[line * 400 + i] == running);
+        }
+    }
+    CHECK(y.untouched_outside_view());
+    // [2049, 2, 2] with strides {2, 3, 4}: the third dimension is neither nested nor tiling, and the offsets below
+    // it are too many to list. Refused as unproven, nothing written.
+    std::vector<float> input(2049 * 4, 1.0f), out(4 * 2049 + 8, 7.0f);
+    const auto rule = tensorops_test::expect_error([&] {
+        cumulative_sum(tensor_view<const float>(input.data(), {2049, 2, 2}), tensor_view<float>(out.data(), {2049, 2, 2}, {2, 3, 4}), {0});
+    }, "cumulative_sum", "output");
+    CHECK(rule.find("could not be proven") != std::string::npos);
+    CHECK(std::all_of(out.begin(), out.end(), [](float v) { return v == 7.0f; }));
+}
+
 TEST_CASE("cumulative: empty tensors are a no-op") {
     std::vector<float> out(4, 7.0f);
     cumulative_sum(tensor_view<const float>(nullptr, {3, 0}), tensor_view<float>(out.data(), {3, 0}), {1});

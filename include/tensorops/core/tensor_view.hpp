@@ -27,6 +27,14 @@ namespace tensorops {
 /// The largest rank a view may have (DirectML's limit).
 inline constexpr std::size_t max_rank = 8;
 
+/// Whether a layout gives every coordinate its own element (tensor_view::uniqueness): `unique`; `shared` (two
+/// coordinates name one element); or `unproven` (no rule settled it and it was too large to enumerate).
+enum class layout_uniqueness { unique, shared, unproven };
+
+/// The most offsets tensor_view::uniqueness lists to decide a layout its rules do not settle: a buffer of this many
+/// std::ptrdiff_t on the stack (16 KiB), never the heap.
+inline constexpr std::size_t unique_enumeration_limit = 2048;
+
 using extents_array = std::array<std::size_t, max_rank>;
 using strides_array = std::array<std::ptrdiff_t, max_rank>;
 
@@ -161,45 +169,77 @@ public:
         return true;
     }
 
-    /// True when no two multi-indices address the same element (the rule every output must meet).
-    /// Exact for nested layouts (each stride, by magnitude, exceeds the extent of the smaller ones) and
-    /// for any layout of up to 2^24 elements (checked by enumeration). A larger interleaved layout is
-    /// reported as not unique, because it cannot be proven so cheaply: such outputs are rejected.
-    [[nodiscard]] bool is_unique() const {
+    /// Whether no two multi-indices address the same element (the rule every output must meet), decided from the
+    /// sizes and strides without touching the heap. Reversing a dimension does not change the answer, so only
+    /// |stride| matters. The dimensions of size above 1 are taken in increasing |stride| (a stride 0 among them:
+    /// `shared`); each must lay its copies of the offsets below it (set S, spanning [0, reach]) apart:
+    ///   1. nested: |stride| > reach, the copies follow one another. Packed, transposed, padded, reversed and
+    ///      interleaved layouts (re/im planes of complex pairs: [2, n] with strides {1, 2}; colour planes of RGB
+    ///      triples: [3, n] with {1, 3}; …) are nested throughout: settled in a few operations whatever their size;
+    ///   2. second of two: S is one dimension's progression (stride a ≤ b, sizes m, n). The nearest coincidence is
+    ///      i·a = j·b at i = b/g, j = a/g (g = gcd(a, b)): unique exactly when b/g ≥ m or a/g ≥ n;
+    ///   3. tiling: S is listed and its offsets are distinct modulo |stride|: the copies cannot meet;
+    ///   4. otherwise S with its copies is listed, sorted and searched for a repeat.
+    /// S is listed (on the stack) while it has at most unique_enumeration_limit offsets. A dimension that rules
+    /// 1–3 do not settle while S is too large to list leaves the layout `unproven`: not known to share an element,
+    /// not shown not to; operators refuse such outputs with an error saying so.
+    [[nodiscard]] layout_uniqueness uniqueness() const noexcept {
+        if (empty()) return layout_uniqueness::unique;  // nothing is addressed at all
         std::array<std::size_t, max_rank> order{};
+        std::array<std::size_t, max_rank> magnitude{};  // |stride|: the constructor bounds every reach
         std::size_t count = 0;
-        if (empty()) return true;  // nothing is addressed at all
         for (std::size_t d = 0; d < rank_; ++d) {
             if (sizes_[d] == 1) continue;
-            if (strides_[d] == 0) return false;
+            if (strides_[d] == 0) return layout_uniqueness::shared;
+            magnitude[d] = strides_[d] < 0 ? std::size_t(0) - static_cast<std::size_t>(strides_[d]) : static_cast<std::size_t>(strides_[d]);
             order[count++] = d;
         }
-        auto magnitude = [&](std::size_t d) { return strides_[d] < 0 ? -strides_[d] : strides_[d]; };
         for (std::size_t i = 1; i < count; ++i)  // insertion sort by stride magnitude (≤ 8 entries)
-            for (std::size_t j = i; j > 0 && magnitude(order[j]) < magnitude(order[j - 1]); --j) std::swap(order[j], order[j - 1]);
-        std::ptrdiff_t extent_below = 0;  // largest offset reachable with the smaller dimensions
-        bool nested = true;
-        for (std::size_t i = 0; i < count && nested; ++i) {
-            const std::size_t d = order[i];
-            nested = magnitude(d) > extent_below;
-            extent_below += magnitude(d) * static_cast<std::ptrdiff_t>(sizes_[d] - 1);
-        }
-        if (nested) return true;
-        constexpr std::size_t enumeration_limit = std::size_t{1} << 24;
-        if (element_count() > enumeration_limit) return false;
-        std::vector<std::ptrdiff_t> offsets;
-        offsets.reserve(element_count());
-        std::array<std::size_t, max_rank> index{};
-        for (std::size_t n = element_count(); n-- > 0;) {
-            offsets.push_back(offset_of({index.data(), rank_}));
-            for (std::size_t d = rank_; d-- > 0;) {
-                if (++index[d] < sizes_[d]) break;
-                index[d] = 0;
+            for (std::size_t j = i; j > 0 && magnitude[order[j]] < magnitude[order[j - 1]]; --j) std::swap(order[j], order[j - 1]);
+
+        std::array<std::size_t, unique_enumeration_limit> offsets;  // S while `listed`: offsets[0, listed)
+        offsets[0] = 0;
+        std::size_t listed = 1;
+        bool is_listed = true;
+        std::size_t reach = 0;  // the largest offset in S
+        const auto by_residue = [&](std::size_t stride) {
+            std::sort(offsets.begin(), offsets.begin() + static_cast<std::ptrdiff_t>(listed),
+                      [stride](std::size_t x, std::size_t y) { return x % stride < y % stride; });
+            for (std::size_t k = 1; k < listed; ++k)
+                if (offsets[k] % stride == offsets[k - 1] % stride) return false;
+            return true;
+        };
+        for (std::size_t i = 0; i < count; ++i) {
+            const std::size_t d = order[i], stride = magnitude[d], size = sizes_[d];
+            const bool fits = is_listed && size <= unique_enumeration_limit / listed;
+            bool settled = stride > reach;                                                                     // rule 1
+            if (!settled && i == 1) {                                                                          // rule 2
+                const std::size_t a = magnitude[order[0]], g = std::gcd(a, stride);
+                if (stride / g < sizes_[order[0]] && a / g < size) return layout_uniqueness::shared;
+                settled = true;
             }
+            if (!settled && is_listed && listed <= stride) settled = by_residue(stride);                      // rule 3
+            if (!settled && !fits) return layout_uniqueness::unproven;
+            if (fits) {  // S with its copies: the next S, and rule 4's list
+                for (std::size_t k = 1; k < size; ++k)
+                    for (std::size_t n = 0; n < listed; ++n) offsets[k * listed + n] = offsets[n] + k * stride;
+                listed *= size;
+                if (!settled) {                                                                                // rule 4
+                    std::sort(offsets.begin(), offsets.begin() + static_cast<std::ptrdiff_t>(listed));
+                    if (std::adjacent_find(offsets.begin(), offsets.begin() + static_cast<std::ptrdiff_t>(listed)) !=
+                        offsets.begin() + static_cast<std::ptrdiff_t>(listed))
+                        return layout_uniqueness::shared;
+                }
+            } else {
+                is_listed = false;
+            }
+            reach += stride * (size - 1);
         }
-        std::sort(offsets.begin(), offsets.end());
-        return std::adjacent_find(offsets.begin(), offsets.end()) == offsets.end();
+        return layout_uniqueness::unique;
     }
+
+    /// True when the layout is proven unique (uniqueness() == unique): no two multi-indices address one element.
+    [[nodiscard]] bool is_unique() const noexcept { return uniqueness() == layout_uniqueness::unique; }
 
 private:
     void assign(T* data, std::span<const std::size_t> sizes, std::span<const std::ptrdiff_t> strides, bool packed) {

@@ -61,14 +61,24 @@ inline void require_direction(std::string_view operation, std::string_view name,
                         ", not an axis_direction: increasing (0) or decreasing (1)");
 }
 
-/// An output must give every coordinate its own element.
+/// An output must give every coordinate its own element, provably (tensor_view::uniqueness: decided by rule, or
+/// by listing at most unique_enumeration_limit offsets; a layout past that which no rule settles is refused).
 template <class T>
 void require_unique(std::string_view operation, std::string_view name, const tensor_view<T>& output) {
-    if (!output.is_unique())
-        throw error(operation, name,
-                    "has " + describe_layout(output) +
-                        ", which make two coordinates share one element (or cannot be proven not to); an output "
-                        "needs one element per coordinate");
+    switch (output.uniqueness()) {
+        case layout_uniqueness::unique: return;
+        case layout_uniqueness::shared:
+            throw error(operation, name,
+                        "has " + describe_layout(output) +
+                            ", which make two coordinates share one element; an output needs one element per coordinate");
+        case layout_uniqueness::unproven: break;
+    }
+    throw error(operation, name,
+                "has " + describe_layout(output) +
+                    ", which could not be proven to give each coordinate its own element: its strides are neither nested (each "
+                    "|stride| above the reach of the smaller ones) nor two interleaved dimensions, and the dimensions that are not "
+                    "nested span more than " + std::to_string(unique_enumeration_limit) +
+                    " elements, the most that are checked one by one; an output needs one element per coordinate");
 }
 
 /// An output may alias an input only exactly (same data, sizes and strides: in place). Returns whether it does.
