@@ -75,10 +75,10 @@ void require_unique(std::string_view operation, std::string_view name, const ten
     }
     throw error(operation, name,
                 "has " + describe_layout(output) +
-                    ", which could not be proven to give each coordinate its own element: its strides are neither nested (each "
-                    "|stride| above the reach of the smaller ones) nor two interleaved dimensions, and the dimensions that are not "
-                    "nested span more than " + std::to_string(unique_enumeration_limit) +
-                    " elements, the most that are checked one by one; an output needs one element per coordinate");
+                    ", which could not be proven to give each coordinate its own element: a dimension is neither nested over the "
+                    "smaller ones (|stride| above their reach) nor kept apart from them by the two-dimension or tiling rules, and "
+                    "the offsets below it are more than " + std::to_string(unique_enumeration_limit) +
+                    ", the most checked one by one (tensor_view::uniqueness); an output needs one element per coordinate");
 }
 
 /// An output may alias an input only exactly (same data, sizes and strides: in place). Returns whether it does.

@@ -113,7 +113,7 @@ void wrapping_cumulative(const executor_ref& exec, std::string_view operation, c
 /// overlap is an error. Inputs may broadcast (stride 0) and any view may have negative strides.
 /// Errors (tensorops::error, thrown before anything is written): sizes differ, axis ≥ rank, direction not an
 /// axis_direction, output layout maps two coordinates to one element (or cannot be proven not to: see
-/// tensor_view::is_unique), output partially overlaps input. Empty tensors: nothing happens.
+/// tensor_view::uniqueness), output partially overlaps input. Empty tensors: nothing happens.
 template <additive T>
 void cumulative_sum(tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
     detail::wrapping_cumulative<detail::sum_scan>(sequential, "cumulative_sum", input, output, options);
