@@ -373,3 +373,19 @@ TEST_CASE("gather_nd and scatter_nd: rows of every size their copy treats apart,
         }
     }
 }
+
+TEST_CASE("gather_nd: views whose bytes overflow the address arithmetic are refused before anything is written", "[gather]") {
+    // Input, indices and output alike: offsets that differ as elements but wrap as bytes (2^62 floats and 2^61 int64
+    // are 2^64 bytes) make views that cannot be constructed, so gather_nd never receives one.
+    const std::vector<float> input{1, 2, 3, 4};
+    const std::vector<std::int64_t> indices{3, 1};
+    std::vector<float> y(2, 7.0f);
+    constexpr std::ptrdiff_t two_62 = std::ptrdiff_t{1} << 62, two_61 = std::ptrdiff_t{1} << 61;
+    const tensor_view<const float> x(input.data(), {4});
+    const tensor_view<const std::int64_t> i(indices.data(), {2, 1});
+    tt::expect_error([&] { gather_nd(tensor_view<const float>(input.data(), {4}, {two_62}), i, tensor_view<float>(y.data(), {2})); }, "tensor_view", "strides");
+    tt::expect_error([&] { gather_nd(x, tensor_view<const std::int64_t>(indices.data(), {2, 1}, {two_61, 1}), tensor_view<float>(y.data(), {2})); },
+                     "tensor_view", "strides");
+    tt::expect_error([&] { gather_nd(sequential, x, i, tensor_view<float>(y.data(), {2}, {two_62})); }, "tensor_view", "strides");
+    CHECK(y == std::vector<float>(2, 7.0f));
+}

@@ -12,6 +12,7 @@
 
 #include <tensorops/tensorops.hpp>
 
+#include "index_helpers.hpp"
 #include "reduce_helpers.hpp"
 #include "reference.hpp"
 #include "support.hpp"
@@ -458,4 +459,54 @@ TEST_CASE("reduce: every broken rule throws tensorops::error naming the argument
     std::int32_t narrow_signed = 0;  // 2^31 elements: the last index 2^31 − 1 just fits an int32; 2^31 + 1 does not
     expect_error([&] { argmin(tensor_view<const float>(&one, {(std::size_t{1} << 31) + 1}, {0}), tensor_view<std::int32_t>(&narrow_signed, {1}), {0}); },
                  "output", "argmin");
+}
+
+TEST_CASE("reduce: views whose bytes overflow the address arithmetic are refused before anything is written") {
+    // Offsets that differ as elements but wrap as bytes (2^62 floats = 2^64 bytes, 2^60 int64 = 2^63 bytes): such
+    // views cannot be made, so reduce, argmax and argmin never receive one, as input or as output.
+    const std::vector<float> x{1, 2, 3, 4};
+    std::vector<float> y{7, 7};
+    std::vector<std::int64_t> indices{7, 7};
+    constexpr std::ptrdiff_t two_62 = std::ptrdiff_t{1} << 62, two_60 = std::ptrdiff_t{1} << 60;
+    const tensor_view<const float> input(x.data(), {2, 2});
+    tensorops_test::expect_error([&] { reduce(tensor_view<const float>(x.data(), {2, 2}, {two_62, 1}), tensor_view<float>(y.data(), {1, 2}), reduce_function::sum, {0}); },
+                                 "tensor_view", "strides");
+    tensorops_test::expect_error([&] { reduce(sequential, input, tensor_view<float>(y.data(), {1, 2}, {1, two_62}), reduce_function::max, {0}); },
+                                 "tensor_view", "strides");
+    tensorops_test::expect_error([&] { argmax(input, tensor_view<std::int64_t>(indices.data(), {2, 1}, {two_60, 1}), {1}); }, "tensor_view", "strides");
+    tensorops_test::expect_error([&] { argmin(tensor_view<const float>(x.data() + 3, {2, 2}, {-two_62, -1}), tensor_view<std::int64_t>(indices.data(), {2, 1}), {1}); },
+                                 "tensor_view", "strides");
+    CHECK(y == std::vector<float>{7, 7});
+    CHECK(indices == std::vector<std::int64_t>{7, 7});
+}
+
+TEST_CASE("reduce: a function or direction outside its enumeration is an error, with or without an executor") {
+    const std::vector<float> x{1, 2, 3, 4};
+    std::vector<float> y{7, 7};
+    std::vector<std::int64_t> indices{7, 7};
+    const tensor_view<const float> input(x.data(), {2, 2});
+    const tensor_view<float> output(y.data(), {2, 1});
+    const tensor_view<std::int64_t> index_output(indices.data(), {2, 1});
+    tensorops::thread_pool pool(2, 1);
+    for (int value : {12, 255, -1}) {
+        INFO("function " << value);
+        const auto function = static_cast<reduce_function>(value);
+        const auto rule = tensorops_test::expect_error([&] { reduce(input, output, function, {1}); }, "reduce", "function");
+        CHECK(rule.find(std::to_string(value)) != std::string::npos);
+        tensorops_test::expect_error([&] { reduce(pool, input, output, function, {1}); }, "reduce", "function");
+        // Named as the function's fault whatever the output's element type.
+        tensorops_test::expect_error([&] { reduce(input, index_output, function, {1}); }, "reduce", "function");
+        tensorops_test::expect_error([&] { reduce(sequential, input, index_output, function, {1}); }, "reduce", "function");
+    }
+    for (int value : {2, -1, 255}) {
+        INFO("direction " << value);
+        const auto direction = static_cast<axis_direction>(value);
+        const auto rule = tensorops_test::expect_error([&] { argmax(input, index_output, {1}, direction); }, "argmax", "direction");
+        CHECK(rule.find(std::to_string(value)) != std::string::npos);
+        tensorops_test::expect_error([&] { argmax(pool, input, index_output, {1}, direction); }, "argmax", "direction");
+        tensorops_test::expect_error([&] { argmin(input, index_output, {1}, direction); }, "argmin", "direction");
+        tensorops_test::expect_error([&] { argmin(sequential, input, index_output, {1}, direction); }, "argmin", "direction");
+    }
+    CHECK(y == std::vector<float>{7, 7});
+    CHECK(indices == std::vector<std::int64_t>{7, 7});
 }

@@ -614,3 +614,39 @@ TEST_CASE("scatter_nd: an index out of range is reported by position and value, 
                tensor_view<const float>(marks.data(), {2}), tensor_view<float>(out.data(), {8}));
     CHECK(out == std::vector<float>{10, 1, 1, 1, 1, 1, 1, 20});
 }
+
+TEST_CASE("scatter_nd: views whose bytes overflow the address arithmetic are refused before anything is written", "[scatter]") {
+    // Input, indices, updates and output alike: offsets that differ as elements but wrap as bytes (2^62 floats and
+    // 2^61 int64 are 2^64 bytes) make views that cannot be constructed, so scatter_nd never receives one.
+    const std::vector<float> input{1, 2, 3, 4}, updates{9, 10};
+    const std::vector<std::int64_t> indices{3, 1};
+    std::vector<float> y(4, 7.0f);
+    constexpr std::ptrdiff_t two_62 = std::ptrdiff_t{1} << 62, two_61 = std::ptrdiff_t{1} << 61;
+    const tensor_view<const float> x(input.data(), {4}), u(updates.data(), {2});
+    const tensor_view<const std::int64_t> i(indices.data(), {2, 1});
+    const tensor_view<float> out(y.data(), {4});
+    tt::expect_error([&] { scatter_nd(tensor_view<const float>(input.data(), {4}, {two_62}), i, u, out); }, "tensor_view", "strides");
+    tt::expect_error([&] { scatter_nd(x, tensor_view<const std::int64_t>(indices.data(), {2, 1}, {two_61, 1}), u, out); }, "tensor_view", "strides");
+    tt::expect_error([&] { scatter_nd(x, i, tensor_view<const float>(updates.data(), {2}, {two_62 + 1}), out); }, "tensor_view", "strides");
+    tt::expect_error([&] { scatter_nd(sequential, x, i, u, tensor_view<float>(y.data(), {4}, {two_62})); }, "tensor_view", "strides");
+    CHECK(y == std::vector<float>(4, 7.0f));
+}
+
+TEST_CASE("scatter_nd: a reduction outside scatter_reduction is an error, with or without an executor", "[scatter]") {
+    const std::vector<float> input{1, 2, 3, 4}, updates{9, 10};
+    const std::vector<std::int64_t> indices{3, 1};
+    std::vector<float> y(4, 7.0f);
+    const tensor_view<const float> x(input.data(), {4}), u(updates.data(), {2});
+    const tensor_view<const std::int64_t> i(indices.data(), {2, 1});
+    const tensor_view<float> out(y.data(), {4});
+    tensorops::thread_pool pool(2, 1);
+    for (int value : {5, -1, 255}) {
+        INFO("reduction " << value);
+        const auto reduction = static_cast<scatter_reduction>(value);
+        const auto rule = tt::expect_error([&] { scatter_nd(x, i, u, out, reduction); }, "scatter_nd", "reduction");
+        CHECK(rule.find(std::to_string(value)) != std::string::npos);
+        tt::expect_error([&] { scatter_nd(pool, x, i, u, out, reduction); }, "scatter_nd", "reduction");
+        tt::expect_error([&] { scatter_nd(sequential, x, i, u, out, reduction); }, "scatter_nd", "reduction");
+    }
+    CHECK(y == std::vector<float>(4, 7.0f));
+}

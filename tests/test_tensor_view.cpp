@@ -130,6 +130,32 @@ TEST_CASE("tensor_view: construction errors name the argument") {
     expect_error([&] { tensor_view<float> v(buffer.data(), {3, 2}, {big_stride, 1}); }, "strides");
 }
 
+TEST_CASE("tensor_view: the byte span must fit std::ptrdiff_t and the address space") {
+    // No memory is needed: every view below addresses a small buffer with huge strides and must be refused at
+    // construction, before anything could read or write through it.
+    std::vector<double> buffer(4);
+    float* floats = reinterpret_cast<float*>(buffer.data());
+    constexpr std::ptrdiff_t two_62 = std::ptrdiff_t{1} << 62, two_61 = std::ptrdiff_t{1} << 61;
+    // Element offsets 0 and 2^62 differ, but 2^62 floats are 2^64 bytes: both elements would be at one address.
+    expect_error([&] { tensor_view<float> v(floats, {2}, {two_62}); }, "strides");
+    expect_error([&] { tensor_view<float> v(floats, {2}, {two_62 + 1}); }, "strides");  // wraps onto element 1
+    expect_error([&] { tensor_view<double> v(buffer.data(), {2}, {-two_61}); }, "strides");
+    expect_error([&] { tensor_view<float> v(floats, {2, 2}, {two_61, two_61}); }, "strides");  // 2-D reach of 2^64 bytes
+    expect_error([&] { tensor_view<float> v(floats, {2}, {two_61 - 1}); }, "strides");  // a span of 2^63 bytes, one too many
+    expect_error([&] { tensor_view<float> v(floats, {std::size_t{1} << 31, std::size_t{1} << 30}); }, "sizes");  // 2^63 bytes packed
+    // Below address 0: 2^58 bytes back from a user-space pointer (user addresses stay below 2^57).
+    expect_error([&] { tensor_view<double> v(buffer.data() + 3, {2}, {-(std::ptrdiff_t{1} << 55)}); }, "strides");
+    // The largest span that fits: (2^61 − 1) floats, 2^63 − 4 bytes (valid to describe; never dereferenced here).
+    const tensor_view<float> widest(floats, {2}, {two_61 - 2});
+    CHECK(widest.required_span_size() == (std::size_t{1} << 61) - 1);
+    // The rule is on bytes: a one-byte element may have the element span the float view may not.
+    CHECK_NOTHROW(tensor_view<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(buffer.data()), {2}, {two_62}));
+    // Overlap of such a view with another is computed without overflow (UBSan): the far element is 2^63 − 8
+    // bytes away, the near one is element 0, and float 1 is neither.
+    CHECK(memory_overlap(widest, tensor_view<float>(floats + 1, {1})) == overlap::none);
+    CHECK(memory_overlap(widest, tensor_view<float>(floats, {1})) == overlap::partial);
+}
+
 TEST_CASE("tensor_view: uniqueness of layouts") {
     std::vector<float> b(64);
     auto unique = [&](std::initializer_list<std::size_t> sizes, std::initializer_list<std::ptrdiff_t> strides) {
@@ -139,7 +165,7 @@ TEST_CASE("tensor_view: uniqueness of layouts") {
     CHECK(unique({2, 3}, {1, 2}));     // transposed
     CHECK(unique({2, 3}, {-3, -1}));   // reversed
     CHECK(unique({2, 3}, {7, 2}));     // padded
-    CHECK(unique({3, 2}, {2, 3}));     // interleaved but unique (0,3,2,5,4,7): found by enumeration
+    CHECK(unique({3, 2}, {2, 3}));     // interleaved but unique (0,3,2,5,4,7): found by the gcd rule
     CHECK(unique({1, 4}, {0, 1}));     // stride 0 on a size-1 dimension is harmless
     CHECK_FALSE(unique({2, 3}, {2, 1}));  // offsets 0,1,2,2,3,4
     CHECK_FALSE(unique({2, 2}, {1, 1}));
@@ -160,6 +186,59 @@ TEST_CASE("tensor_view: uniqueness of layouts") {
         const tensor_view<float> v(buffer.data() + 256, sizes, strides);
         INFO(tensorops_test::describe_layout(sizes, strides));
         CHECK(v.is_unique() == brute_force_unique(sizes, strides));
+    }
+}
+
+TEST_CASE("tensor_view: uniqueness is decided by rule, without listing offsets, where a rule settles it") {
+    // Nested layouts of any size (interleaved complex pairs, colour planes, padded rows): settled by the stride rule.
+    std::vector<float> b(64);
+    const std::size_t n = std::size_t{1} << 40;  // never addressed: the decision reads sizes and strides only
+    const auto big = static_cast<std::ptrdiff_t>(n);
+    CHECK(tensor_view<float>(b.data(), {n, 2}, {2, 1}).uniqueness() == layout_uniqueness::unique);       // complex pairs
+    CHECK(tensor_view<float>(b.data(), {2, n}, {1, 2}).uniqueness() == layout_uniqueness::unique);       // re / im planes
+    CHECK(tensor_view<float>(b.data(), {n, 3}, {1, big}).uniqueness() == layout_uniqueness::unique);     // RGB planes
+    CHECK(tensor_view<float>(b.data(), {3, n}, {1, 3}).uniqueness() == layout_uniqueness::unique);       // RGB interleaved
+    CHECK(tensor_view<float>(b.data() + 63, {std::size_t{1} << 20, 4}, {-5, 1}).uniqueness() == layout_uniqueness::unique);  // padded, reversed
+    // Two dimensions that are not nested: decided exactly by the gcd rule, at any size.
+    CHECK(tensor_view<float>(b.data(), {4096, 4095}, {4095, 4096}).uniqueness() == layout_uniqueness::unique);
+    CHECK(tensor_view<float>(b.data(), {4097, 4096}, {4095, 4096}).uniqueness() == layout_uniqueness::shared);  // 4096·4095 = 4095·4096
+    CHECK(tensor_view<float>(b.data(), {n, 2}, {2, 3}).uniqueness() == layout_uniqueness::unique);  // odd never meets even
+    CHECK(tensor_view<float>(b.data(), {n, 2}, {2, 4}).uniqueness() == layout_uniqueness::shared);  // 2·2 = 4·1
+    // A small group that is not nested, under a large dimension: the group is listed, the rest settled by tiling
+    // (its offsets {0, 2, 3, 4, 5, 7} are distinct modulo 6) or nesting.
+    CHECK(tensor_view<float>(b.data(), {n, 3, 2}, {6, 2, 3}).uniqueness() == layout_uniqueness::unique);
+    CHECK(tensor_view<float>(b.data(), {2, 3, n}, {3, 2, 6}).uniqueness() == layout_uniqueness::unique);
+    CHECK(tensor_view<float>(b.data(), {n, 2, 2, 2}, {8, 3, 2, 1}).uniqueness() == layout_uniqueness::shared);  // 3 = 2 + 1
+    // No rule settles a third dimension over a set too large to list (here 2·2049 offsets): unproven, refused by
+    // operators with an error saying so, before anything is written.
+    const tensor_view<float> unproven(b.data(), {2049, 2, 2}, {2, 3, 4});
+    CHECK(unproven.uniqueness() == layout_uniqueness::unproven);
+    CHECK_FALSE(unproven.is_unique());
+    CHECK(tensor_view<float>(b.data(), {512, 2, 2}, {2, 3, 4}).uniqueness() == layout_uniqueness::shared);  // 2048 offsets, listed: 4 = 2·2
+
+    // The gcd rule against brute force, on two dimensions of random sizes and strides.
+    test_rng rng("tensor_view uniqueness of two dimensions");
+    INFO(rng.describe());
+    for (int trial = 0; trial < 300; ++trial) {
+        const std::vector<std::size_t> sizes{rng.uniform<std::size_t>(2, 40), rng.uniform<std::size_t>(2, 40)};
+        const std::vector<std::ptrdiff_t> strides{rng.uniform<std::ptrdiff_t>(-60, 60), rng.uniform<std::ptrdiff_t>(-60, 60)};
+        std::vector<float> buffer(2 * 40 * 60 * 2 + 8);
+        const tensor_view<float> v(buffer.data() + buffer.size() / 2, sizes, strides);
+        INFO(tensorops_test::describe_layout(sizes, strides));
+        CHECK(v.is_unique() == brute_force_unique(sizes, strides));
+    }
+    // Every rule against brute force, on three dimensions (sets of up to 1728 offsets, all listed).
+    for (int trial = 0; trial < 300; ++trial) {
+        std::vector<std::size_t> sizes(3);
+        std::vector<std::ptrdiff_t> strides(3);
+        for (std::size_t d = 0; d < 3; ++d) {
+            sizes[d] = rng.uniform<std::size_t>(1, 12);
+            strides[d] = rng.uniform<std::ptrdiff_t>(-30, 30);
+        }
+        std::vector<float> buffer(2 * 3 * 11 * 30 + 8);
+        const tensor_view<float> v(buffer.data() + buffer.size() / 2, sizes, strides);
+        INFO(tensorops_test::describe_layout(sizes, strides));
+        CHECK(v.uniqueness() == (brute_force_unique(sizes, strides) ? layout_uniqueness::unique : layout_uniqueness::shared));
     }
 }
 

@@ -11,6 +11,8 @@
 // and execute (dml/descriptors.hpp, dml/validate.hpp, dml/execute.hpp).
 #pragma once
 
+#include "core/language.hpp"  // first: a clear #error below C++20
+
 #include "core/element.hpp"
 #include "core/error.hpp"
 #include "core/float16.hpp"

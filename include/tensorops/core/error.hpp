@@ -1,6 +1,8 @@
 // tensorops/core/error.hpp — the one exception type the library throws.
 #pragma once
 
+#include "language.hpp"
+
 #include <stdexcept>
 #include <string>
 #include <string_view>

@@ -27,6 +27,14 @@ namespace tensorops {
 /// The largest rank a view may have (DirectML's limit).
 inline constexpr std::size_t max_rank = 8;
 
+/// Whether a layout gives every coordinate its own element (tensor_view::uniqueness): `unique`; `shared` (two
+/// coordinates name one element); or `unproven` (no rule settled it and it was too large to enumerate).
+enum class layout_uniqueness { unique, shared, unproven };
+
+/// The most offsets tensor_view::uniqueness lists to decide a layout its rules do not settle: a buffer of this many
+/// std::ptrdiff_t on the stack (16 KiB), never the heap.
+inline constexpr std::size_t unique_enumeration_limit = 2048;
+
 using extents_array = std::array<std::size_t, max_rank>;
 using strides_array = std::array<std::ptrdiff_t, max_rank>;
 
@@ -43,13 +51,21 @@ public:
     tensor_view() noexcept = default;
 
     /// A packed row-major view (the last dimension has stride 1).
-    /// Throws tensorops::error if the rank exceeds 8, the element count overflows, or `data` is null
-    /// while the view is not empty.
+    /// Throws tensorops::error ("sizes") if the rank exceeds 8 or the view's bytes break the address rule
+    /// below; ("data") if `data` is null while the view is not empty.
+    ///
+    /// The address rule, which every constructor enforces so that no operator ever receives a view that breaks it:
+    /// the element count fits std::ptrdiff_t, and the bytes the view addresses, from its lowest to its highest
+    /// element inclusive ((Σ (size − 1)·|stride| + 1)·sizeof(T) of them), number at most PTRDIFF_MAX and lie
+    /// inside the address space (below data by at most the address of data, above it without wrapping). Then every
+    /// `data + offset` and every difference of two element addresses is computed without overflow: element offsets
+    /// that differ can never name one address (a stride of 2^62 floats, 2^64 bytes, is refused, not wrapped).
     tensor_view(T* data, std::span<const std::size_t> sizes) { assign(data, sizes, {}, true); }
 
     /// A view with explicit strides in elements (signed; 0 broadcasts a dimension).
-    /// Throws tensorops::error if the rank exceeds 8, `strides` and `sizes` differ in length, an offset
-    /// overflows std::ptrdiff_t, or `data` is null while the view is not empty.
+    /// Throws tensorops::error if the rank exceeds 8 ("sizes"), `strides` and `sizes` differ in length
+    /// ("strides"), the element count overflows std::ptrdiff_t ("sizes"), the strides break the address rule
+    /// above ("strides"), or `data` is null while the view is not empty ("data").
     tensor_view(T* data, std::span<const std::size_t> sizes, std::span<const std::ptrdiff_t> strides) {
         assign(data, sizes, strides, false);
     }
@@ -153,45 +169,77 @@ public:
         return true;
     }
 
-    /// True when no two multi-indices address the same element (the rule every output must meet).
-    /// Exact for nested layouts (each stride, by magnitude, exceeds the extent of the smaller ones) and
-    /// for any layout of up to 2^24 elements (checked by enumeration). A larger interleaved layout is
-    /// reported as not unique, because it cannot be proven so cheaply: such outputs are rejected.
-    [[nodiscard]] bool is_unique() const {
+    /// Whether no two multi-indices address the same element (the rule every output must meet), decided from the
+    /// sizes and strides without touching the heap. Reversing a dimension does not change the answer, so only
+    /// |stride| matters. The dimensions of size above 1 are taken in increasing |stride| (a stride 0 among them:
+    /// `shared`); each must lay its copies of the offsets below it (set S, spanning [0, reach]) apart:
+    ///   1. nested: |stride| > reach, the copies follow one another. Packed, transposed, padded, reversed and
+    ///      interleaved layouts (re/im planes of complex pairs: [2, n] with strides {1, 2}; colour planes of RGB
+    ///      triples: [3, n] with {1, 3}; …) are nested throughout: settled in a few operations whatever their size;
+    ///   2. second of two: S is one dimension's progression (stride a ≤ b, sizes m, n). The nearest coincidence is
+    ///      i·a = j·b at i = b/g, j = a/g (g = gcd(a, b)): unique exactly when b/g ≥ m or a/g ≥ n;
+    ///   3. tiling: S is listed and its offsets are distinct modulo |stride|: the copies cannot meet;
+    ///   4. otherwise S with its copies is listed, sorted and searched for a repeat.
+    /// S is listed (on the stack) while it has at most unique_enumeration_limit offsets. A dimension that rules
+    /// 1–3 do not settle while S is too large to list leaves the layout `unproven`: not known to share an element,
+    /// not shown not to; operators refuse such outputs with an error saying so.
+    [[nodiscard]] layout_uniqueness uniqueness() const noexcept {
+        if (empty()) return layout_uniqueness::unique;  // nothing is addressed at all
         std::array<std::size_t, max_rank> order{};
+        std::array<std::size_t, max_rank> magnitude{};  // |stride|: the constructor bounds every reach
         std::size_t count = 0;
-        if (empty()) return true;  // nothing is addressed at all
         for (std::size_t d = 0; d < rank_; ++d) {
             if (sizes_[d] == 1) continue;
-            if (strides_[d] == 0) return false;
+            if (strides_[d] == 0) return layout_uniqueness::shared;
+            magnitude[d] = strides_[d] < 0 ? std::size_t(0) - static_cast<std::size_t>(strides_[d]) : static_cast<std::size_t>(strides_[d]);
             order[count++] = d;
         }
-        auto magnitude = [&](std::size_t d) { return strides_[d] < 0 ? -strides_[d] : strides_[d]; };
         for (std::size_t i = 1; i < count; ++i)  // insertion sort by stride magnitude (≤ 8 entries)
-            for (std::size_t j = i; j > 0 && magnitude(order[j]) < magnitude(order[j - 1]); --j) std::swap(order[j], order[j - 1]);
-        std::ptrdiff_t extent_below = 0;  // largest offset reachable with the smaller dimensions
-        bool nested = true;
-        for (std::size_t i = 0; i < count && nested; ++i) {
-            const std::size_t d = order[i];
-            nested = magnitude(d) > extent_below;
-            extent_below += magnitude(d) * static_cast<std::ptrdiff_t>(sizes_[d] - 1);
-        }
-        if (nested) return true;
-        constexpr std::size_t enumeration_limit = std::size_t{1} << 24;
-        if (element_count() > enumeration_limit) return false;
-        std::vector<std::ptrdiff_t> offsets;
-        offsets.reserve(element_count());
-        std::array<std::size_t, max_rank> index{};
-        for (std::size_t n = element_count(); n-- > 0;) {
-            offsets.push_back(offset_of({index.data(), rank_}));
-            for (std::size_t d = rank_; d-- > 0;) {
-                if (++index[d] < sizes_[d]) break;
-                index[d] = 0;
+            for (std::size_t j = i; j > 0 && magnitude[order[j]] < magnitude[order[j - 1]]; --j) std::swap(order[j], order[j - 1]);
+
+        std::array<std::size_t, unique_enumeration_limit> offsets;  // S while `listed`: offsets[0, listed)
+        offsets[0] = 0;
+        std::size_t listed = 1;
+        bool is_listed = true;
+        std::size_t reach = 0;  // the largest offset in S
+        const auto by_residue = [&](std::size_t stride) {
+            std::sort(offsets.begin(), offsets.begin() + static_cast<std::ptrdiff_t>(listed),
+                      [stride](std::size_t x, std::size_t y) { return x % stride < y % stride; });
+            for (std::size_t k = 1; k < listed; ++k)
+                if (offsets[k] % stride == offsets[k - 1] % stride) return false;
+            return true;
+        };
+        for (std::size_t i = 0; i < count; ++i) {
+            const std::size_t d = order[i], stride = magnitude[d], size = sizes_[d];
+            const bool fits = is_listed && size <= unique_enumeration_limit / listed;
+            bool settled = stride > reach;                                                                     // rule 1
+            if (!settled && i == 1) {                                                                          // rule 2
+                const std::size_t a = magnitude[order[0]], g = std::gcd(a, stride);
+                if (stride / g < sizes_[order[0]] && a / g < size) return layout_uniqueness::shared;
+                settled = true;
             }
+            if (!settled && is_listed && listed <= stride) settled = by_residue(stride);                      // rule 3
+            if (!settled && !fits) return layout_uniqueness::unproven;
+            if (fits) {  // S with its copies: the next S, and rule 4's list
+                for (std::size_t k = 1; k < size; ++k)
+                    for (std::size_t n = 0; n < listed; ++n) offsets[k * listed + n] = offsets[n] + k * stride;
+                listed *= size;
+                if (!settled) {                                                                                // rule 4
+                    std::sort(offsets.begin(), offsets.begin() + static_cast<std::ptrdiff_t>(listed));
+                    if (std::adjacent_find(offsets.begin(), offsets.begin() + static_cast<std::ptrdiff_t>(listed)) !=
+                        offsets.begin() + static_cast<std::ptrdiff_t>(listed))
+                        return layout_uniqueness::shared;
+                }
+            } else {
+                is_listed = false;
+            }
+            reach += stride * (size - 1);
         }
-        std::sort(offsets.begin(), offsets.end());
-        return std::adjacent_find(offsets.begin(), offsets.end()) == offsets.end();
+        return layout_uniqueness::unique;
     }
+
+    /// True when the layout is proven unique (uniqueness() == unique): no two multi-indices address one element.
+    [[nodiscard]] bool is_unique() const noexcept { return uniqueness() == layout_uniqueness::unique; }
 
 private:
     void assign(T* data, std::span<const std::size_t> sizes, std::span<const std::ptrdiff_t> strides, bool packed) {
@@ -203,6 +251,8 @@ private:
                         "has " + std::to_string(strides.size()) + " entries but sizes has " +
                             std::to_string(sizes.size()));
         constexpr auto limit = static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max());
+        constexpr std::size_t element_bytes = sizeof(T);
+        constexpr std::size_t max_span = limit / element_bytes;  // the most elements PTRDIFF_MAX bytes hold
         rank_ = sizes.size();
         std::size_t count = 1;
         bool is_empty = false;
@@ -213,29 +263,49 @@ private:
                 throw error("tensor_view", "sizes", "the element count overflows std::ptrdiff_t");
             else count *= sizes[d];
         }
+        std::size_t below = 0, above = 0;  // elements addressed below and above data (each ≤ max_span − 1)
         if (packed) {
+            if (!is_empty && count > max_span)
+                throw error("tensor_view", "sizes",
+                            "describe " + std::to_string(count) + " packed elements of " + std::to_string(element_bytes) +
+                                " bytes, more than PTRDIFF_MAX = " + std::to_string(limit) + " bytes");
+            above = is_empty ? 0 : count - 1;
             std::ptrdiff_t stride = 1;
             for (std::size_t d = rank_; d-- > 0;) {
                 strides_[d] = is_empty ? 0 : stride;
                 stride *= static_cast<std::ptrdiff_t>(is_empty ? 1 : sizes_[d]);
             }
         } else {
-            std::size_t reach = 0;  // Σ (size-1)·|stride| must stay representable
+            std::size_t reach = 0;  // Σ (size − 1)·|stride|, kept ≤ max_span − 1 so that (reach + 1)·sizeof(T) fits
             for (std::size_t d = 0; d < rank_; ++d) {
                 strides_[d] = strides[d];
                 if (is_empty || sizes_[d] <= 1) continue;
                 const std::size_t magnitude =
                     strides[d] < 0 ? std::size_t(0) - static_cast<std::size_t>(strides[d]) : static_cast<std::size_t>(strides[d]);
-                if (magnitude != 0 && (sizes_[d] - 1 > limit / magnitude || reach > limit - (sizes_[d] - 1) * magnitude))
+                if (magnitude != 0 && (sizes_[d] - 1 > (max_span - 1) / magnitude || reach > max_span - 1 - (sizes_[d] - 1) * magnitude))
                     throw error("tensor_view", "strides",
-                                "dimension " + std::to_string(d) + " reaches an offset that overflows std::ptrdiff_t");
+                                "dimension " + std::to_string(d) + " (size " + std::to_string(sizes_[d]) + ", stride " +
+                                    std::to_string(strides[d]) + ") takes the view past PTRDIFF_MAX bytes; the bytes a view addresses, (sum of (size - 1) x |stride| + 1) x " +
+                                    std::to_string(element_bytes) + ", must not exceed PTRDIFF_MAX = " + std::to_string(limit) +
+                                    " (data + offset must not overflow)");
                 reach += (sizes_[d] - 1) * magnitude;
+                (strides[d] < 0 ? below : above) += (sizes_[d] - 1) * magnitude;
             }
         }
         if (data == nullptr && !is_empty && rank_ > 0)
             throw error("tensor_view", "data", "is null but the view has elements");
         if (data == nullptr && rank_ == 0)
             throw error("tensor_view", "data", "is null but a rank-0 view has one element");
+        if (data != nullptr && !is_empty) {
+            // Both byte counts are at most PTRDIFF_MAX (the span rule above): the comparisons cannot overflow.
+            const auto address = reinterpret_cast<std::uintptr_t>(data);
+            const std::uintptr_t low = below * element_bytes, high = (above + 1) * element_bytes;
+            if (low > address || high > std::numeric_limits<std::uintptr_t>::max() - address)
+                throw error("tensor_view", packed ? "sizes" : "strides",
+                            "address the bytes from data - " + std::to_string(low) + " to data + " + std::to_string(high) +
+                                ", which run out of the address space (data is at " + std::to_string(address) +
+                                "); every element's address must be representable");
+        }
         data_ = data;
     }
 
@@ -261,12 +331,17 @@ enum class overlap { none, exact, partial };
 template <class T, class U>
 [[nodiscard]] overlap memory_overlap(const tensor_view<T>& a, const tensor_view<U>& b) {
     if (a.empty() || b.empty()) return overlap::none;
-    constexpr auto size_a = static_cast<std::intptr_t>(sizeof(T));
-    constexpr auto size_b = static_cast<std::intptr_t>(sizeof(U));
-    const auto base_a = reinterpret_cast<std::intptr_t>(a.data());
-    const auto base_b = reinterpret_cast<std::intptr_t>(b.data());
-    const std::intptr_t low_a = base_a + a.min_offset() * size_a, high_a = base_a + a.max_offset() * size_a + size_a;
-    const std::intptr_t low_b = base_b + b.min_offset() * size_b, high_b = base_b + b.max_offset() * size_b + size_b;
+    // Unsigned address arithmetic: a view's bytes lie inside the address space and span at most PTRDIFF_MAX bytes
+    // (tensor_view's address rule), so none of these sums wraps.
+    constexpr auto size_a = static_cast<std::uintptr_t>(sizeof(T));
+    constexpr auto size_b = static_cast<std::uintptr_t>(sizeof(U));
+    const auto base_a = reinterpret_cast<std::uintptr_t>(a.data());
+    const auto base_b = reinterpret_cast<std::uintptr_t>(b.data());
+    const auto bytes = [](std::ptrdiff_t offset, std::uintptr_t size) {
+        return static_cast<std::uintptr_t>(offset < 0 ? -offset : offset) * size;
+    };
+    const std::uintptr_t low_a = base_a - bytes(a.min_offset(), size_a), high_a = base_a + bytes(a.max_offset(), size_a) + size_a;
+    const std::uintptr_t low_b = base_b - bytes(b.min_offset(), size_b), high_b = base_b + bytes(b.max_offset(), size_b) + size_b;
     if (high_a <= low_b || high_b <= low_a) return overlap::none;
 
     if (size_a == size_b && base_a == base_b && a.rank() == b.rank()) {
@@ -278,13 +353,13 @@ template <class T, class U>
     // Every element of a starts at base_a + g·k and every element of b at base_b + g·m, where g is the
     // gcd of all byte strides. Modulo g, a covers [0, size_a) and b covers [d, d + size_b) with
     // d = (base_b − base_a) mod g; when these do not meet, no byte is shared.
-    std::intptr_t g = 0;
+    std::uintptr_t g = 0;
     for (std::size_t d = 0; d < a.rank(); ++d)
-        if (a.size(d) > 1) g = std::gcd(g, static_cast<std::intptr_t>(a.stride(d)) * size_a);
+        if (a.size(d) > 1) g = std::gcd(g, bytes(a.stride(d), size_a));
     for (std::size_t d = 0; d < b.rank(); ++d)
-        if (b.size(d) > 1) g = std::gcd(g, static_cast<std::intptr_t>(b.stride(d)) * size_b);
+        if (b.size(d) > 1) g = std::gcd(g, bytes(b.stride(d), size_b));
     if (g != 0) {
-        const std::intptr_t shift = ((base_b - base_a) % g + g) % g;
+        const std::uintptr_t shift = (base_b % g + (g - base_a % g)) % g;
         if (shift >= size_a && shift + size_b <= g) return overlap::none;
     }
     return overlap::partial;

@@ -53,14 +53,32 @@ inline void require_axis(std::string_view operation, std::string_view name, std:
                         "; it must be below the rank");
 }
 
-/// An output must give every coordinate its own element.
+/// `direction` must be one of axis_direction's two values (a cast can make an enum hold any other).
+inline void require_direction(std::string_view operation, std::string_view name, axis_direction direction) {
+    if (direction != axis_direction::increasing && direction != axis_direction::decreasing)
+        throw error(operation, name,
+                    "is " + std::to_string(static_cast<int>(direction)) +
+                        ", not an axis_direction: increasing (0) or decreasing (1)");
+}
+
+/// An output must give every coordinate its own element, provably (tensor_view::uniqueness: decided by rule, or
+/// by listing at most unique_enumeration_limit offsets; a layout past that which no rule settles is refused).
 template <class T>
 void require_unique(std::string_view operation, std::string_view name, const tensor_view<T>& output) {
-    if (!output.is_unique())
-        throw error(operation, name,
-                    "has " + describe_layout(output) +
-                        ", which make two coordinates share one element (or cannot be proven not to); an output "
-                        "needs one element per coordinate");
+    switch (output.uniqueness()) {
+        case layout_uniqueness::unique: return;
+        case layout_uniqueness::shared:
+            throw error(operation, name,
+                        "has " + describe_layout(output) +
+                            ", which make two coordinates share one element; an output needs one element per coordinate");
+        case layout_uniqueness::unproven: break;
+    }
+    throw error(operation, name,
+                "has " + describe_layout(output) +
+                    ", which could not be proven to give each coordinate its own element: a dimension is neither nested over the "
+                    "smaller ones (|stride| above their reach) nor kept apart from them by the two-dimension or tiling rules, and "
+                    "the offsets below it are more than " + std::to_string(unique_enumeration_limit) +
+                    ", the most checked one by one (tensor_view::uniqueness); an output needs one element per coordinate");
 }
 
 /// An output may alias an input only exactly (same data, sizes and strides: in place). Returns whether it does.

@@ -42,6 +42,7 @@ void cumulative(const executor_ref& exec, std::string_view operation, tensor_vie
                 const scan_options& options, const Scan& scan) {
     require_same_sizes(operation, "input", input, "output", output);
     require_axis(operation, "options.axis", options.axis, input.rank());
+    require_direction(operation, "options.direction", options.direction);
     require_unique(operation, "output", output);
     require_exact_alias_or_disjoint(operation, "output", output, "input", input);
     if (output.empty()) return;
@@ -110,8 +111,9 @@ void wrapping_cumulative(const executor_ref& exec, std::string_view operation, c
 /// each from zero and offset by the sum of the blocks before it (prefix + running), which only lowers the error.
 /// Aliasing: `output` may be exactly `input` (same data pointer, sizes and strides: in place); any other
 /// overlap is an error. Inputs may broadcast (stride 0) and any view may have negative strides.
-/// Errors (tensorops::error, thrown before anything is written): sizes differ, axis ≥ rank, output layout
-/// maps two coordinates to one element, output partially overlaps input. Empty tensors: nothing happens.
+/// Errors (tensorops::error, thrown before anything is written): sizes differ, axis ≥ rank, direction not an
+/// axis_direction, output layout maps two coordinates to one element (or cannot be proven not to: see
+/// tensor_view::uniqueness), output partially overlaps input. Empty tensors: nothing happens.
 template <additive T>
 void cumulative_sum(tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
     detail::wrapping_cumulative<detail::sum_scan>(sequential, "cumulative_sum", input, output, options);

@@ -37,6 +37,13 @@ inline std::string_view function_name(reduce_function function) {
     return index < std::size(names) ? names[index] : "?";
 }
 
+/// `function` must be one of the twelve reduce functions (a cast can make an enum hold any other value).
+inline void require_function(std::string_view operation, reduce_function function) {
+    const auto value = static_cast<int>(function);
+    if (value < 0 || value > static_cast<int>(reduce_function::sum_square))
+        throw error(operation, "function", "is " + std::to_string(value) + ", not one of the twelve reduce functions (argmax = 0 … sum_square = 11)");
+}
+
 /// What a reduction call looks like once its arguments are checked: the planned nest and the group size.
 template <std::size_t Operands>
 struct reduce_plan {
@@ -223,6 +230,7 @@ void reduce_values(const executor_ref& exec, const tensor_view<const T>& input, 
 template <class T, class I>
 void arg_reduce(const executor_ref& exec, std::string_view operation, bool maximum, const tensor_view<const T>& input,
                 const tensor_view<I>& output, std::span<const std::size_t> axes, axis_direction direction) {
+    require_direction(operation, "direction", direction);
     const auto plan = plan_reduce<3>(operation, input, output, axes);
     if (output.empty()) return;
     if (plan.count == 0) throw error(operation, "input", "has an empty reduced axis: an empty group has no index of an extreme");
@@ -266,6 +274,7 @@ template <class E, class In, class U>
 void reduce(E&& exec, tensor_view<In> input, tensor_view<U> output, reduce_function function, std::span<const std::size_t> axes) {
     using T = std::remove_const_t<In>;
     const tensor_view<const T> source = input;
+    detail::require_function("reduce", function);
     if (function == reduce_function::argmax || function == reduce_function::argmin) {
         if constexpr (index_element<U> && totally_ordered_element<T>)
             detail::arg_reduce(exec, "reduce", function == reduce_function::argmax, source, output, axes, axis_direction::increasing);
@@ -303,7 +312,8 @@ void reduce(tensor_view<In> input, tensor_view<U> output, reduce_function functi
 /// Index of the largest element of each group, row-major flattened over `axes` (in increasing axis order).
 /// direction increasing: the first largest (ties resolve to the lowest index); decreasing: the last largest.
 /// NaN counts as larger than everything: the first (or last) NaN wins. Output: int32/int64/uint32/uint64 with
-/// size 1 on every reduced axis; N − 1 must fit the index type. Errors as reduce(), plus an empty group.
+/// size 1 on every reduced axis; N − 1 must fit the index type. Errors as reduce(), plus an empty group and a
+/// direction that is not an axis_direction ("direction").
 /// Executor: as reduce().
 template <class E, class In, index_element I>
     requires executor<std::remove_reference_t<E>> && totally_ordered_element<std::remove_const_t<In>>

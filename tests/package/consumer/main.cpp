@@ -7,6 +7,9 @@
 #if defined(__AVX2__)
 #error "the tensorops target must not force -march on its consumers"
 #endif
+#if defined(EXPECT_NEWER_THAN_CXX20) && __cplusplus <= 202002L
+#error "the consumer asked for a language level above C++20 and got C++20 or less: a flag of the package overrode it"
+#endif
 
 int main() {
     float values[6] = {1, 2, 3, 4, 5, 6};
