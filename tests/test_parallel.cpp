@@ -58,7 +58,7 @@ TEST_CASE("thread_pool: the first exception propagates, the rest is skipped, the
     CHECK(after.load() == 100);
 }
 
-TEST_CASE("thread_pool: a call from inside a piece runs inline; calls from several threads take turns", "[parallel]") {
+TEST_CASE("thread_pool: a call from inside a piece runs inline; calls from several threads share the pool", "[parallel]") {
     thread_pool pool(3);
     std::atomic<int> inner{0};
     pool.parallel_for(8, [&](std::size_t) { pool.parallel_for(5, [&](std::size_t) { inner.fetch_add(1); }); });
