@@ -7,13 +7,9 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
@@ -26,40 +22,7 @@
 namespace pool_tests {
 
 using tensorops::thread_pool;
-
-/// Ends the process unless destroyed within `limit`: a test that deadlocks then fails (with the name of what hung on
-/// stderr) instead of hanging the suite.
-class deadline {
-public:
-    deadline(std::string what, std::chrono::seconds limit = std::chrono::seconds(20)) : what_(std::move(what)) {
-        watcher_ = std::thread([this, limit] {
-            std::unique_lock lock(mutex_);
-            if (!met_.wait_for(lock, limit, [&] { return done_; })) {
-                std::fprintf(stderr, "FATAL: '%s' did not return within %lld s (a deadlock): aborting the test run\n", what_.c_str(),
-                             static_cast<long long>(limit.count()));
-                std::fflush(stderr);
-                std::abort();
-            }
-        });
-    }
-    deadline(const deadline&) = delete;
-    deadline& operator=(const deadline&) = delete;
-    ~deadline() {
-        {
-            std::lock_guard lock(mutex_);
-            done_ = true;
-        }
-        met_.notify_one();
-        watcher_.join();
-    }
-
-private:
-    std::string what_;
-    std::mutex mutex_;
-    std::condition_variable met_;
-    bool done_ = false;
-    std::thread watcher_;
-};
+using tensorops_test::parallel::deadline;
 
 /// Waits until `count` reaches `wanted` or a second has passed: pieces that meet here run on different threads
 /// when the pool has them free, so each level of a chain reaches the next from a worker too.
