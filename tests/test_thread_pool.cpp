@@ -62,17 +62,21 @@ struct thread_per_piece_executor {
     }
 };
 
-/// What a chain did: the pieces at its innermost level, and how many of them were reached through a piece on another
-/// thread than its call at every level (from the workers all the way down).
+/// What a chain did: the pieces at its innermost level, how many of them were reached through a piece on another
+/// thread than its call at every level (from the workers all the way down), and how many pieces of a repeated pool
+/// ran on another thread than their call (none may: the pool is in the chain, so the call runs inline).
 struct chain_record {
     std::atomic<int> leaves{0};
     std::atomic<int> leaves_on_workers_only{0};
+    std::atomic<int> repeated_not_inline{0};
 };
 
 /// Runs a chain: level d calls levels[d].parallel_for(2, …), each of whose pieces runs level d + 1. A level whose pool
-/// has not appeared above it makes its two pieces meet (so one of them runs on a worker); a repeated one runs inline.
+/// has not appeared above it makes its two pieces meet (so one of them runs on a worker); a repeated one must run
+/// inline. `workers_only`: only the pieces on another thread than their call go deeper (the calling thread holds no
+/// chain of its own then: what is tested is the chain the jobs carry to the workers).
 template <class Executor>
-void run_chain(std::vector<Executor*>& levels, std::size_t depth, bool hopped_every_level, chain_record& record) {
+void run_chain(std::vector<Executor*>& levels, std::size_t depth, bool hopped_every_level, bool workers_only, chain_record& record) {
     if (depth == levels.size()) {
         record.leaves.fetch_add(1);
         if (hopped_every_level) record.leaves_on_workers_only.fetch_add(1);
@@ -86,21 +90,24 @@ void run_chain(std::vector<Executor*>& levels, std::size_t depth, bool hopped_ev
         started.fetch_add(1);
         if (!repeated) meet(started, 2);
         const bool hopped = std::this_thread::get_id() != caller;
-        run_chain(levels, depth + 1, hopped_every_level && (hopped || repeated), record);
+        if (repeated && hopped) record.repeated_not_inline.fetch_add(1);
+        if (workers_only && !repeated && !hopped) return;
+        run_chain(levels, depth + 1, hopped_every_level && (hopped || repeated), workers_only, record);
     });
 }
 
-/// The levels of a chain: pool names, e.g. "ABA".
+/// The levels of a chain, named by `shape` (e.g. "ABA").
 template <class Executor>
-void check_chain(const std::string& shape, std::vector<Executor*> levels) {
-    INFO("chain " << shape);
+void check_chain(const std::string& shape, std::vector<Executor*> levels, bool workers_only = false) {
+    INFO("chain " << shape << (workers_only ? ", from the workers only" : ""));
     chain_record record;
     {
-        const deadline guard("chain " + shape);
-        run_chain(levels, 0, true, record);
+        const deadline guard("chain " + shape + (workers_only ? ", from the workers only" : ""));
+        run_chain(levels, 0, true, workers_only, record);
     }
-    CHECK(record.leaves.load() == 1 << levels.size());
+    if (!workers_only) CHECK(record.leaves.load() == 1 << levels.size());
     CHECK(record.leaves_on_workers_only.load() >= 1);  // the chain was walked on workers of every pool too
+    CHECK(record.repeated_not_inline.load() == 0);
 }
 
 }  // namespace pool_tests
@@ -109,11 +116,17 @@ using namespace pool_tests;
 
 TEST_CASE("thread_pool: chains of pools inside each other's pieces run, on the caller's thread and on workers", "[parallel][pool]") {
     thread_pool a(3), b(3), c(3);
+    bool workers_only = false;
     const auto chain = [&](const std::string& shape) {
         std::vector<thread_pool*> levels;
         for (char name : shape) levels.push_back(name == 'A' ? &a : name == 'B' ? &b : &c);
-        check_chain(shape, levels);
+        check_chain(shape, levels, workers_only);
     };
+    // From the workers first: A's worker calls B, whose worker calls A (the calling thread is not in that chain).
+    workers_only = true;
+    chain("ABA");
+    chain("ABCA");
+    workers_only = false;
     chain("AA");
     chain("ABA");
     chain("ABAB");
