@@ -214,6 +214,39 @@ TEST_CASE("thread_pool: an operator on one pool whose operation calls an operato
     CHECK(results[1] == expected);
 }
 
+TEST_CASE("thread_pool: a second caller runs beside a job in progress, on its own thread and a free worker", "[parallel][pool]") {
+    // The first caller's two pieces (on at most two of the three workers) wait until the second caller's job has
+    // ended; the second job, given while they wait, must neither wait its turn nor run inline: its two pieces meet on
+    // two threads (the second caller and a free worker).
+    thread_pool pool(4);
+    const deadline guard("a second caller beside a job in progress");
+    for (int round = 0; round < 10; ++round) {
+        std::atomic<int> first_started{0}, second_started{0};
+        std::atomic<bool> second_done{false};
+        std::atomic<int> first_saw_second_done{0};
+        std::vector<std::thread::id> second_threads(2);
+        std::thread first([&] {
+            pool.parallel_for(2, [&](std::size_t) {
+                first_started.fetch_add(1);
+                const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+                while (!second_done.load() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+                if (second_done.load()) first_saw_second_done.fetch_add(1);
+            });
+        });
+        meet(first_started, 2);
+        pool.parallel_for(2, [&](std::size_t i) {
+            second_started.fetch_add(1);
+            meet(second_started, 2);
+            second_threads[i] = std::this_thread::get_id();
+        });
+        second_done.store(true);
+        first.join();
+        INFO("round " << round);
+        CHECK(first_saw_second_done.load() == 2);
+        CHECK(second_threads[0] != second_threads[1]);
+    }
+}
+
 TEST_CASE("thread_pool: operators called on one pool from several threads at once equal the sequential results", "[parallel][pool]") {
     thread_pool pool(3, tensorops_test::parallel::test_piece_bytes);
     constexpr std::size_t rows = 128, columns = 192;
