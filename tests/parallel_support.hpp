@@ -5,12 +5,20 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <span>
 #include <stdexcept>
+#include <string>
+#include <thread>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <tensorops/tensorops.hpp>
@@ -23,6 +31,41 @@ using tensorops::float16;
 using tensorops::sequential;
 using tensorops::thread_pool;
 
+
+/// Ends the process unless destroyed within `limit`: a test that deadlocks then fails, with the name of what hung on
+/// stderr, instead of hanging the suite (a thread stuck in a deadlock can be neither joined nor abandoned while the
+/// pools and buffers it uses are destroyed).
+class deadline {
+public:
+    explicit deadline(std::string what, std::chrono::seconds limit = std::chrono::seconds(20)) : what_(std::move(what)) {
+        watcher_ = std::thread([this, limit] {
+            std::unique_lock lock(mutex_);
+            if (!met_.wait_for(lock, limit, [&] { return done_; })) {
+                std::fprintf(stderr, "FATAL: '%s' did not return within %lld s (a deadlock): aborting the test run\n", what_.c_str(),
+                             static_cast<long long>(limit.count()));
+                std::fflush(stderr);
+                std::abort();
+            }
+        });
+    }
+    deadline(const deadline&) = delete;
+    deadline& operator=(const deadline&) = delete;
+    ~deadline() {
+        {
+            std::lock_guard lock(mutex_);
+            done_ = true;
+        }
+        met_.notify_one();
+        watcher_.join();
+    }
+
+private:
+    std::string what_;
+    std::mutex mutex_;
+    std::condition_variable met_;
+    bool done_ = false;
+    std::thread watcher_;
+};
 
 /// The thread counts every parallel result is compared over: more threads than cores included. The sanitised builds
 /// (ten to thirty times slower) take three of them: one thread, an odd count and more threads than cores.

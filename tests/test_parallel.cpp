@@ -1,6 +1,7 @@
 // parallel execution: the thread pool, executors of the user's own, and results bit-identical to the sequential
 // ones for scans and scatter/gather, for every element type and thread count (1, 2, 3, 4, 7, 8 — more threads than
-// cores included); the reductions are in test_parallel_reduce.cpp.
+// cores included); the reductions are in test_parallel_reduce.cpp, the pool under nesting and concurrent callers in
+// test_thread_pool.cpp, what a throwing element type or executor leaves behind in test_throwing.cpp.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -58,7 +59,7 @@ TEST_CASE("thread_pool: the first exception propagates, the rest is skipped, the
     CHECK(after.load() == 100);
 }
 
-TEST_CASE("thread_pool: a call from inside a piece runs inline; calls from several threads take turns", "[parallel]") {
+TEST_CASE("thread_pool: a call from inside a piece runs inline; calls from several threads share the pool", "[parallel]") {
     thread_pool pool(3);
     std::atomic<int> inner{0};
     pool.parallel_for(8, [&](std::size_t) { pool.parallel_for(5, [&](std::size_t) { inner.fetch_add(1); }); });

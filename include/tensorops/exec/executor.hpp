@@ -6,6 +6,13 @@
 //     tensorops::reduce(pool, x, y, tensorops::reduce_function::sum, {1});
 // The result is bit-identical whatever the executor and its number of threads: work is cut into pieces whose
 // arithmetic does not depend on how many there are (see exec/split.hpp), never into per-thread partial results.
+//
+// Failures. When a piece throws (a user type's +, <, copy, a cumulative_scan's operation) or the executor itself
+// throws (before, between or after running pieces), the operator lets the exception propagate unchanged once the
+// running pieces have ended: every piece writes only the output elements it owns, holds nothing it must release and
+// waits only for pieces that start before it, so nothing outside the output is written, nothing leaks, nothing waits
+// for ever, and the executor (a thread_pool included) stays usable. The output's contents are then unspecified: any
+// mix of old values, final values and partial results.
 #pragma once
 
 #include <algorithm>

@@ -114,6 +114,9 @@ void wrapping_cumulative(const executor_ref& exec, std::string_view operation, c
 /// Errors (tensorops::error, thrown before anything is written): sizes differ, axis ≥ rank, direction not an
 /// axis_direction, output layout maps two coordinates to one element (or cannot be proven not to: see
 /// tensor_view::uniqueness), output partially overlaps input. Empty tensors: nothing happens.
+/// Failures: an exception from a user type's + (or copy) or from the executor propagates unchanged once the running
+/// pieces end; the output's contents are then unspecified (in place: the input's too), nothing outside the output is
+/// written, nothing leaks, and the executor stays usable (exec/executor.hpp).
 template <additive T>
 void cumulative_sum(tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
     detail::wrapping_cumulative<detail::sum_scan>(sequential, "cumulative_sum", input, output, options);
@@ -129,7 +132,8 @@ void cumulative_sum(E&& exec, tensor_view<const std::type_identity_t<T>> input, 
 }
 
 /// Cumulative product of `input` along `options.axis` into `output`; the exclusive identity is 1.
-/// Types, rounding, wrap-around, aliasing and errors exactly as cumulative_sum (integer products wrap).
+/// Types, rounding, wrap-around, aliasing, errors and failures (a user type's *) exactly as cumulative_sum (integer
+/// products wrap).
 template <multiplicative T>
 void cumulative_product(tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
     detail::wrapping_cumulative<detail::product_scan>(sequential, "cumulative_product", input, output, options);
@@ -143,7 +147,8 @@ void cumulative_product(E&& exec, tensor_view<const std::type_identity_t<T>> inp
 
 /// Cumulative scan with a caller's associative `operation` (T, T → T) whose identity is `identity`.
 /// Computed in T, one line at a time, in traversal order: operation(running, next). Aliasing and errors as
-/// cumulative_sum. Exceptions thrown by `operation` propagate (the output is then partly written).
+/// cumulative_sum. Failures as cumulative_sum's, `operation` in place of +: its exception propagates unchanged,
+/// the output's contents are then unspecified, and nothing outside the output is written.
 template <element T, class Operation>
     requires std::regular_invocable<const Operation&, const T&, const T&> &&
              std::convertible_to<std::invoke_result_t<const Operation&, const T&, const T&>, T>

@@ -121,6 +121,9 @@ void gather(const executor_ref& exec, std::string_view operation, const tensor_v
 /// Errors (tensorops::error, before anything is written), by argument: `input` of rank 0; `indices` of rank 0,
 /// k outside [1, r − b], batch sizes differing from input's, or a coordinate out of range; `batch_dims` not below
 /// both ranks; `output` sizes wrong, layout not unique, or overlapping input or indices.
+/// Failures: an exception from copying a user type or from the executor propagates unchanged once the running pieces
+/// end; the output's contents are then unspecified, nothing outside the output is written, nothing leaks, and the
+/// executor stays usable (exec/executor.hpp).
 /// Executor: the overloads taking an executor first validate and copy pieces of tuples on its threads (each
 /// tuple writes its own slice: the result is the same as sequentially, the error names the same tuple).
 template <element T, index_element I>

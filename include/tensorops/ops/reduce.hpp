@@ -264,6 +264,9 @@ void arg_reduce(const executor_ref& exec, std::string_view operation, bool maxim
 /// element type, axes empty / out of range / repeated, output sizes wrong, output layout not unique, output
 /// overlapping the input, index type too narrow. Empty groups (a reduced axis of size 0) give SEMANTICS.md §5's
 /// values (ARGMAX/ARGMIN: an error); an empty output is left alone.
+/// Failures: an exception from a user type's operations (+, *, <, copy) or from the executor propagates unchanged
+/// once the running pieces end; the output's contents are then unspecified, nothing outside the output is written,
+/// nothing leaks, and the executor stays usable (exec/executor.hpp).
 /// Executor: the overloads taking an executor first (exec/executor.hpp: a thread_pool, sequential, or a host's pool
 /// adapter) run pieces of independent outputs on its threads — or bands of rows, or aligned chunks of a single
 /// contiguous line — and the result is bit-identical to the sequential one. Tensors under ~512 KiB run on the
@@ -313,7 +316,7 @@ void reduce(tensor_view<In> input, tensor_view<U> output, reduce_function functi
 /// direction increasing: the first largest (ties resolve to the lowest index); decreasing: the last largest.
 /// NaN counts as larger than everything: the first (or last) NaN wins. Output: int32/int64/uint32/uint64 with
 /// size 1 on every reduced axis; N − 1 must fit the index type. Errors as reduce(), plus an empty group and a
-/// direction that is not an axis_direction ("direction").
+/// direction that is not an axis_direction ("direction"); failures (a user type's < or copy throwing) as reduce().
 /// Executor: as reduce().
 template <class E, class In, index_element I>
     requires executor<std::remove_reference_t<E>> && totally_ordered_element<std::remove_const_t<In>>
@@ -340,7 +343,8 @@ void argmax(tensor_view<In> input, tensor_view<I> output, std::initializer_list<
     argmax(sequential, input, output, std::span<const std::size_t>(axes.begin(), axes.size()), direction);
 }
 
-/// Index of the smallest element of each group; as argmax, with NaN counting as smaller than everything.
+/// Index of the smallest element of each group; as argmax (errors and failures too), with NaN counting as smaller
+/// than everything.
 template <class E, class In, index_element I>
     requires executor<std::remove_reference_t<E>> && totally_ordered_element<std::remove_const_t<In>>
 void argmin(E&& exec, tensor_view<In> input, tensor_view<I> output, std::span<const std::size_t> axes,

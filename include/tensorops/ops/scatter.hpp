@@ -249,6 +249,9 @@ void scatter(const executor_ref& exec, std::string_view operation, const tensor_
 /// supported by the element type; `input` of rank 0; `indices` of rank 0, k outside [1, r], or a coordinate out
 /// of range; `output` sizes differ from input's, layout not unique, overlaps; `updates` sizes wrong.
 /// Empty tensors are validated like any other; nothing is written where there is nothing to write.
+/// Failures: an exception from a user type's operations (copy, +, *, <) or from the executor propagates unchanged
+/// once the running pieces end; the output's contents are then unspecified (in place: the input's too), nothing
+/// outside the output is written, nothing leaks, and the executor stays usable (exec/executor.hpp).
 template <element T, index_element I>
 void scatter_nd(tensor_view<const std::type_identity_t<T>> input, tensor_view<const I> indices,
                 tensor_view<const std::type_identity_t<T>> updates, tensor_view<T> output, scatter_reduction reduction) {
