@@ -126,7 +126,7 @@ template <class T, class Step>
 }
 
 /// row[0 … width) = value. In vector stores where C has a vector register (GCC 12 -O2 leaves std::fill a scalar loop,
-/// and the outer kernels refill their accumulator rows for every output: over few rows, a share of the whole work).
+/// and the outer kernels refill their accumulator rows at every panel: over few rows, a visible share of the work).
 template <class C>
 void fill_row(C* row, std::size_t width, C value) {
     std::size_t j = 0;

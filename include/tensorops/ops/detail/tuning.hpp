@@ -69,8 +69,8 @@ inline constexpr std::size_t narrow_row_max = 4;
 /// short-row kernel defers to the end of a batch, one call for many groups (see reduce_short_rows).
 inline constexpr std::size_t short_row_batch = 8;
 
-/// Stack bytes an outer reduction may use for its rows of accumulators: an L1 data cache's worth (32 KiB), so that the
-/// rows stay in L1 while the input streams past.
+/// Stack bytes an outer reduction may use for its rows of accumulators: no more than a 32 KiB L1 data cache, where the
+/// rows are meant to live while the input streams past.
 inline constexpr std::size_t outer_row_budget = 32 * 1024;
 
 /// Rows per log-sum-exp block: enough that a block's own exponentials per lane (log_sum_exp_merge) are rare, few enough
@@ -91,8 +91,8 @@ inline constexpr std::size_t far_pair_bytes = std::size_t{2} << 20;
 
 // argmax / argmin
 
-/// Elements per block of the inner argmax (locate_extreme): its horizontal step a block is rare, and step numbers fit
-/// in lanes as wide as the values (int8 included).
+/// Elements per block of the inner argmax (locate_extreme): long enough that its horizontal step a block is rare,
+/// short enough that step numbers fit in lanes as wide as the values (int8 included).
 inline constexpr std::size_t arg_block = 2048;
 
 /// How far ahead (bytes) locate_extreme hints each line (where simd::line_hints_pay): between stretches the prefetchers
