@@ -29,10 +29,9 @@ struct accumulator_rows {
     /// line of the same lanes, nor in one another's. For the outer kernels whose rows of input lie a multiple of
     /// l1_way_bytes apart (rows of 1024 floats, 512 doubles…; exactly where the input's lanes are as wide as C's, over
     /// a stretch of lanes where they are narrower — float16): a vector's lines from a group of eight rows fill eight
-    /// ways of one set, and rows of accumulators placed where the stack happened to be (Linux moves its start by up to
-    /// 8 KiB from process to process) fell in that set too, one or two lines more than its ways. Outer log-sum-exp of
-    /// f32 [256, 1024] (1 MiB, L2) on Zen 5, called under stack offsets of 0–4032 bytes in one process: 1.41–1.79 ns
-    /// a vector of 8 by the offset, placed apart 1.43–1.44 at every offset.
+    /// ways of one set, and rows of accumulators placed wherever the stack happens to be (Linux moves its start by up
+    /// to 8 KiB from process to process) may fall in that set too, one or two lines more than its ways: the kernel's
+    /// speed would then depend on the stack's offset. Placed apart, it does not.
     void place_apart_from(const void* input, std::size_t lines_after) noexcept {
         const std::uintptr_t wanted = reinterpret_cast<std::uintptr_t>(input) + simd::l1_way_bytes / 2 + lines_after * simd::cache_line_bytes;
         const std::uintptr_t offset = (wanted - reinterpret_cast<std::uintptr_t>(lanes)) % simd::l1_way_bytes / simd::cache_line_bytes;
@@ -73,24 +72,17 @@ template <class T, class Step>
 /// 0: none): its first line, then each page that begins in it (the hints of simd::prefetch_page_ahead at every line,
 /// counted by simd::page_hint_walk, after the line's loads). What the outer kernels read, one vector per step_lanes; a
 /// line's steps are unrolled.
-/// Pages, not lines: 64 MiB of f32 [16384, 1024] reduced over the rows on an AMD Zen 5 guest in 4 KiB pages, SUM ran at
-/// 2.0–2.5 ns per 8 floats with a hint per line 8 KiB ahead (what this walk did before), 0.96–1.0 with the page hints;
-/// MAX 2.0–2.2 → 1.03–1.08, float16 SUM 0.97–1.12 → 0.59–0.65 ns per 8 halves. Where the rows are not back to back
-/// ([8192, 4000], [128, 262144]: read a panel at a time, the stream breaking at each row's end) hints per line
-/// as well as per page were no faster (2.7–3.4 ns per 8 floats either way).
+/// Pages, not lines: where memory is in 4 KiB pages the hardware prefetchers stop at each page's end, and a hint per
+/// page carries the stream across it; a hint per line a few KiB ahead (what this walk did before) does not. Where the
+/// rows are not back to back (read a panel at a time, the stream breaking at each row's end) hints per line as well as
+/// per page gain nothing over the page hints.
 /// The page test of each line is counted (simd::page_hint_walk: one compare a line, the same hints) and comes after the
-/// line's loads. Computed at every line it took five of the sixteen instructions of a line of f32 SUM, whose loop was
-/// then bound by its instructions more than by memory: 256 KiB of rows in L2 ran at 53–69 GB/s, counted 76–85 (AMD
-/// Zen 5 guest). Counted but before the line's loads, page-aligned rows (where the hint falls on a row's first line)
-/// ran 1.7× slower from memory (1.7–1.9 → 3.1–3.3 ms for 64 MiB on one thread; rows 16 bytes past a page 0.9–1.1×);
-/// after them, 1.42–1.64 ms against 1.48–1.54 for the page test. On a two-thread pool, 64 MiB of f32 [16384, 1024],
-/// median against a two-thread read probe after each call (binaries alternated, rounds of 150 calls), page test →
-/// counted after the loads: SUM 0.70–0.75 → 0.77–0.78 page-aligned, 0.71–0.73 → 0.76–0.78 16 bytes past a page;
-/// argmax 0.55–0.61 → 0.62–0.67; MAX 0.70–0.71 → 0.72–0.73 (page-aligned).
-/// Unrolled: GCC 12 at -O2 kept a line's four float16 steps a loop, 0.87–0.92 ns per 8 halves in L2 against 0.32–0.33
-/// unrolled (AMD Zen 5). Placing the same hints between stretches of lines instead of testing at every line (no test
-/// in the loop) ran 64 MiB of f32 rows 20–35 % slower for L1 and SUM (10 runs, alternated; float16 pairs unchanged):
-/// not kept.
+/// line's loads. Computed at every line it would take five of the sixteen instructions of a line of f32 SUM and bind
+/// the loop by its instructions rather than by memory; issued before the line's loads, the hint of a row that begins a
+/// page falls on the row's first line and delays those loads.
+/// Unrolled: GCC 12 at -O2 otherwise keeps a line's four float16 steps a loop. Placing the same hints between stretches
+/// of lines instead of testing at every line (no test in the loop) measured slower for L1 and SUM (float16 pairs
+/// unchanged): not kept (the figures: bench/journal/notes-reduce-shared-and-argmax.md).
 template <class T, class Step>
 [[gnu::always_inline]] inline void for_each_row_vector_prefetching(const T* row, const T* beside, std::ptrdiff_t ahead, std::size_t width,
                                                                     Step&& step_lanes) {
@@ -133,8 +125,8 @@ template <class T, class Step>
     for_each_row_vector<T>(width - j, [&](std::size_t i, const auto& load_rest, const auto& store_rest) TENSOROPS_INLINE_STEP { step_lanes(j + i, load_rest, store_rest); });
 }
 
-/// row[0 … width) = value. In vector stores where C has a vector register (GCC 12 -O2 left std::fill a scalar loop:
-/// refilling the outer kernel's accumulator rows took 16 % of a MAX over 64 rows of 1024 floats in cache).
+/// row[0 … width) = value. In vector stores where C has a vector register (GCC 12 -O2 leaves std::fill a scalar loop,
+/// and the outer kernels refill their accumulator rows at every panel: over few rows, a visible share of the work).
 template <class C>
 void fill_row(C* row, std::size_t width, C value) {
     std::size_t j = 0;

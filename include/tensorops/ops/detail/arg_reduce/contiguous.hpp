@@ -132,7 +132,8 @@ template <bool Maximum, bool Last, class T>
     extreme_site<C> site{};
     // Every line of the stretch arg_lines_ahead bytes on (the rows a few on, for back-to-back rows), and the page
     // hints: both tile the block as its steps go — its first two steps, each pair of steps after them, the last odd
-    // step and the tail.
+    // step and the tail — not all at the stretch's start, where a loop of one hint a line would take a quarter of the
+    // instructions of a row of 1024 floats. The line hints only where simd::line_hints_pay says so.
     const bool line_hints = count * sizeof(T) >= arg_lines_min_bytes && simd::line_hints_pay();
     const auto hint_lines = [&](const T* at, std::size_t bytes) {
         if (line_hints) simd::prefetch_ahead(at, arg_lines_ahead, bytes);
@@ -141,8 +142,8 @@ template <bool Maximum, bool Last, class T>
     simd::prefetch_stream_ahead(x, std::min(count, 2 * S) * sizeof(T));
     if (steps > 0) {
         // Two chains (even and odd steps), each a best value, the step that reached it and the step now: named
-        // registers, not arrays indexed in the update — GCC 12 -O2 kept arrays of them on the stack, a store and a
-        // reload on every step's dependency chain (f32 in L2, AMD Zen 5: rows of 1024 34 → 48 GB/s, of 32768 43 → 66).
+        // registers, not arrays indexed in the update — GCC 12 -O2 keeps arrays of them on the stack, a store and a
+        // reload on every step's dependency chain.
         P best0 = step_extreme(x), best1 = steps > 1 ? step_extreme(x + S) : best0;
         Q step0(L(0)), step1(L(steps > 1 ? 1 : 0));
         Q now0 = step0, now1 = step1;

@@ -24,11 +24,12 @@ namespace tensorops::detail {
 // extreme) take its value and position s. That is the walk's own rule, so a lane ends with its row's first (last)
 // extreme: the same answer as locate_in_short_row, which takes the rows after the last whole W. Where the answers
 // are the positions themselves, written back to back (one reduced axis, a dense output), the W go out at once; else
-// one row at a time. f32 rows, AVX2, AMD Zen 5, ns a row against locate_in_short_row's ~5: L = 2: 0.25, 3: 0.29,
-// 4: 0.49, 5: 0.64, 6: 0.94, 7: 1.1, 8: 1.5.
+// one row at a time. Per row that is a W-th of the blends and compares, with no horizontal step, where
+// locate_in_short_row takes a horizontal reduction, a mask extraction a vector and a bit scan for every row.
 
 /// The longest rows (in elements) the narrow-row argmax takes: a register's lanes. Its blends grow as L² (L(L − 1)
-/// for W rows), but even at L = W they cost less than locate_in_short_row's pass over each row (see above).
+/// for W rows), but even at L = W they cost less than locate_in_short_row's pass over each row (see above; the
+/// figures: bench/journal/notes-reduce-shared-and-argmax.md).
 template <class T>
 inline constexpr std::size_t narrow_arg_row_max = has_narrow_row_kernel<T> ? simd::lanes<T> : 0;
 
@@ -64,7 +65,7 @@ void locate_in_narrow_rows(const T* x, std::size_t n, const index_output& output
         output.put(y + k * y_step, flat + k * flat_step + static_cast<std::ptrdiff_t>(position) * index_step);
     };
     // The usual case — one reduced axis of unit index step, outputs back to back — writes W answers at once (the
-    // positions themselves), not row by row: f32 rows of 2, 1.4 → 0.25 ns a row.
+    // positions themselves), not row by row: one contiguous store where there would be W indexed writes.
     const bool positions_are_answers = flat == 0 && flat_step == 0 && index_step == 1 && y_step == 1;
     std::size_t i = 0;
     for (; i + W <= n; i += W, x += W * L) {

@@ -26,8 +26,8 @@ namespace tensorops::detail {
 // lane-wise); only where some lane is replaced are the best value and index stored. On most data the running best
 // soon stops changing: per row and vector that is two loads and a compare, and no store — less than the plain MAX
 // kernel, which stores its accumulator. On adversarial data (increasing rows, or many ties with Last) every row
-// stores. (Four rows at a time, their extreme first, read four pages at once: on an AMD Zen 5 that ran at 0.45×
-// the speed of one row at a time, 64 MiB of f32 rows of 4 KiB.)
+// stores. (Four rows at a time, their extreme first, would read four pages at once: four streams, each restarting
+// the hardware prefetchers at its page's end, where one row at a time is one stream. Measured slower: not kept.)
 
 /// How the outer walk updates a running best: `branching` stores only where some lane of a vector is replaced (one
 /// test a vector, a mispredicted branch at each replacement); `branchless` stores both selects always. On random
@@ -119,9 +119,8 @@ void arg_update_row_after(std::size_t seen, const T* row, std::ptrdiff_t index, 
 /// scratch), started as a copy of the first's after its first arg_warm_rows rows and merged into it at the end
 /// (arg_merge_rows) — the same answer, since each half is walked in order and the merge is exact. One running best per
 /// row keeps the rule simple (a pair's rows do not need comparing with each other and with the best by index).
-/// Measured (AMD Zen 5 guest, two threads each on its half of 64 MiB of f32 [16384, 1024], against a read probe of the
-/// same halves; stand-alone loops in the kernel's pattern, median of 25 pairs, six rounds): one row at a time
-/// 0.69–0.77, rows 16 MiB apart with a running best each 0.97–1.07.
+/// Why pairs: with threads sharing memory, one stream a thread leaves part of its share of the bandwidth unused; two
+/// streams far apart keep more lines in flight (the figures: bench/journal/notes-reduce-shared-and-argmax.md).
 template <bool Maximum, bool Last, class T, class C, class L>
 void arg_walk_rows(const T* x, std::ptrdiff_t step, std::ptrdiff_t index_base, std::ptrdiff_t index_step, std::size_t first_row, std::size_t end,
                    C* values, L* indices, C* other_values, L* other_indices, std::size_t width, bool fresh) {

@@ -27,8 +27,8 @@ namespace tensorops::detail {
 // each vector compared with the extremes and with the columns already found, and only the lanes of a new match
 // visited (simd::for_each_set_lane; each column is recorded once). Exact like any other argmax: the answer is the first
 // (last) flat index holding the extreme. The second pass stops at the row where the last column finds its extreme:
-// on random data most of the rows, so about two passes over memory; before, these types ran the scalar strided kernel
-// (int8 [256, 1024]: 200–444 µs at -O3, now 14 at AVX2; bench/RESULTS.md 2026-11-27 10:26).
+// on random data most of the rows, so about two passes over memory — vector passes, where these types would otherwise
+// take the scalar strided kernel.
 
 /// A line of rows of a group, for arg_find_extremes: its offset in elements of the input and in flat indices.
 struct row_line {

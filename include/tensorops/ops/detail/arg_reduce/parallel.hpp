@@ -21,9 +21,9 @@ namespace tensorops::detail {
 /// arg_reduce_rows_by_extreme for a group of one line of `n` rows (`step` apart, flat indices index_base + i ·
 /// index_step) on an executor: bands of rows (guided pieces: piece_begin) each find every column's extreme and its
 /// first (last) index within the band (arg_find_extremes); the calling thread merges the bands in walk order
-/// (arg_merge_rows: a later band's tie wins only with Last) — exact, as every argmax. Cut into pieces of columns
-/// instead (exec/split.hpp), each piece walked every row for a cache line of it: 64 MiB of int8 [65536, 1024] took
-/// 1.84 ms on two threads against 1.75 on one (f32 [16384, 1024]: 1.18 against 1.63).
+/// (arg_merge_rows: a later band's tie wins only with Last) — exact, as every argmax. Bands, not pieces of columns
+/// (exec/split.hpp): a piece of columns walks every row for a cache line of it, and two threads that way were no
+/// faster than one (the figures: bench/journal/notes-reduce-shared-and-argmax.md).
 template <bool Maximum, bool Last, class T>
 void arg_reduce_rows_by_extreme_in_bands(const executor_ref& exec, const T* x, const index_output& y, std::size_t width, std::size_t n,
                                          std::ptrdiff_t step, std::ptrdiff_t index_step, std::ptrdiff_t index_base) {
@@ -47,16 +47,16 @@ void arg_reduce_rows_by_extreme_in_bands(const executor_ref& exec, const T* x, c
 /// on an executor: bands of rows are shared out, each finds every column's best value and its index (arg_update_row,
 /// one row at a time, in walk order), and the calling thread takes the bands in walk order.
 ///
-/// Algorithm. A band that started from its own first row would replace its running best often at first (on random
-/// data row i of a walk replaces some lane of a vector with probability ≈ W / i), and each replacement is a
-/// mispredicted branch: eight bands mispredicted ~6× as often as the sequential walk, and one thread ran the bands
-/// 1.2× slower than the sequential kernel (AMD Zen 5, 64 MiB of f32 rows of 4 KiB). So a band starts instead from
-/// the answer of the latest band before it that has finished, when there is one (`finished`): its running best is
-/// then already that of many rows. Its answer covers those earlier rows too, so the bands overlap; the calling
-/// thread combines them in order, and a band's answer replaces the running one only where it is better or, with
-/// Last, ties at a later index. That is exact whichever bands finished before which: the running answer after band
-/// b is the first (last) extreme of every row up to b's end — an earlier row that b's answer came from is one of
-/// them, and a tie with it keeps the running answer — so the answer is the sequential one.
+/// Algorithm. A band that started from its own first row would replace its running best often at first (on random data
+/// row i of a walk replaces some lane of a vector with probability ≈ W / i), and each replacement is a mispredicted
+/// branch: bands that each start afresh pay the many replacements of a walk's first rows once per band where the
+/// sequential walk pays them once. So a band starts instead from the answer of the latest band before it that has
+/// finished, when there is one (`finished`): its running best is then already that of many rows. Its answer covers
+/// those earlier rows too, so the bands overlap; the calling thread combines them in order, and a band's answer
+/// replaces the running one only where it is better or, with Last, ties at a later index. That is exact whichever bands
+/// finished before which: the running answer after band b is the first (last) extreme of every row up to b's end — an
+/// earlier row that b's answer came from is one of them, and a tie with it keeps the running answer — so the answer is
+/// the sequential one.
 template <bool Maximum, bool Last, class T>
 void arg_reduce_rows_in_bands(const executor_ref& exec, const T* x, const index_output& y, std::size_t width, std::size_t n,
                               std::ptrdiff_t step, std::ptrdiff_t index_step, std::ptrdiff_t index_base) {

@@ -19,14 +19,14 @@ namespace tensorops::detail {
 /// `whole_tail`: the vector that holds the row's end may be read whole (the elements past the row are the input's
 /// own: see arg_reduce_inner).
 /// Algorithm: the row in ⌈count / W⌉ vectors, the last with the extreme's identity in the lanes past the row (−inf
-/// for a maximum of floats: read whole and those lanes replaced, or read in part — AVX2's masked loads took 13–19 ns
-/// a row of 2–5 floats, where the whole vector and a blend take ~5); their lane-wise extreme (NaN-propagating) and
+/// for a maximum of floats: read whole and those lanes replaced by a blend where `whole_tail`, for a masked load costs
+/// more than a whole load and a blend; else read in part); their lane-wise extreme (NaN-propagating) and
 /// its horizontal extreme are the target; each vector's lanes that match it (equal, or NaN for a NaN target) become
 /// bits of one integer (simd::lane_bits), the bits past the row cleared (an identity lane may equal the target: a row
 /// of −inf), and the lowest (Last: highest) set bit is the answer. One pass, the full vectors read again from L1; the
 /// only branch on the data is whether the target is NaN.
-/// Rows narrower than a step of locate_extreme (four vectors) had gone through its scalar tail and find_in_block's
-/// element loop: f32 rows of 3 to 31 elements took 36–90 ns each (AVX2, AMD Zen 5), 0.2–1.4 GB/s.
+/// Without it, rows narrower than a step of locate_extreme (four vectors) would go through its scalar tail and
+/// find_in_block's element loop, one element at a time.
 template <bool Maximum, bool Last, class T>
 [[nodiscard]] std::size_t locate_in_short_row(const T* x, std::size_t count, bool whole_tail) {
     using P = simd::pack<T>;
