@@ -9,6 +9,7 @@
 // bit-identical for any executor and thread count.
 // Runtime-typed layer: tensorops::dml — DirectML's data types and descriptors, calc_buffer_tensor_size, validate
 // and execute (dml/descriptors.hpp, dml/validate.hpp, dml/execute.hpp).
+// Version: TENSOROPS_VERSION_MAJOR/MINOR/PATCH and TENSOROPS_VERSION (version.hpp).
 #pragma once
 
 #include "core/language.hpp"  // first: a clear #error below C++20
@@ -26,3 +27,4 @@
 #include "ops/gather.hpp"
 #include "ops/reduce.hpp"
 #include "ops/scatter.hpp"
+#include "version.hpp"
