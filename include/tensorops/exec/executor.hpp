@@ -42,7 +42,8 @@ private:
 };
 
 /// Memory traffic (bytes read + written) below which a piece of work is not worth handing to another thread:
-/// the default of every executor (a parallel_for costs a few microseconds; 256 KiB take ~15 µs to stream).
+/// the default of every executor: a piece takes several times longer to stream than a parallel_for's hand-over costs
+/// (the figures: bench/journal/notes-reduce-and-log-sum-exp.md).
 inline constexpr std::size_t default_min_piece_bytes = std::size_t{256} << 10;
 
 /// Something that runs the pieces of a job, perhaps concurrently: `e.parallel_for(count, task)` calls task(i)

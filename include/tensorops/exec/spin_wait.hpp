@@ -21,14 +21,15 @@ inline void spin_pause() noexcept {
 #endif
 }
 
-/// Pause-separated checks a waiter makes before it sleeps: ~78 µs on the Zen 5 guest (longer on cores with a slower
-/// PAUSE).
+/// Pause-separated checks a waiter makes before it sleeps: longer than a scan block takes on one of two threads, so
+/// that a waiter sleeps only when the piece before it is not running or slow. How long depends on the CPU's PAUSE,
+/// whose length differs widely between CPUs.
 inline constexpr int spin_checks = 4096;
 
 /// Checks `done()` up to spin_checks times with a pause between them; true as soon as it holds, false if it never did.
-/// Never yields: a spinning thread that yields stays runnable in its core's queue, and on the Zen 5 guest the pool's
-/// worker then missed whole calls (its core busy with another thread, it was not moved to the idle one for
-/// milliseconds) where a sleeping one is woken on an idle core.
+/// Never yields: a spinning thread that yields stays runnable in its core's queue, where the scheduler may leave it
+/// behind another thread for milliseconds rather than move it to an idle core (a pool worker then misses whole
+/// calls), where a sleeping one is woken on an idle core.
 template <class Predicate>
 [[nodiscard]] bool spin_until(const Predicate& done) noexcept(noexcept(done())) {
     for (int i = 0; i < spin_checks; ++i) {
@@ -40,10 +41,9 @@ template <class Predicate>
 
 /// Returns once `flag` is true (acquire: what its setter wrote before a release store is visible). Spins first —
 /// the pieces that wait (blocked_scan.hpp) wait for the piece just before them, a few microseconds from setting
-/// it, and sleeping in atomic::wait cost every hand-over a futex wake-up: one line of 64 MiB on two threads (512
-/// blocks) slept ~30 times a call, 3.6–3.7 ms, against 3.4–3.5 spinning; rows scanned across slept ~100 times,
-/// 4.8–5.0 ms against 4.2–4.3 (Zen 5 guest, best of 10). After spin_checks checks (a 512 KiB scan block takes
-/// ~50 µs on one of two threads) — more threads than cores, or a slow piece before — it sleeps in atomic::wait.
+/// it, and sleeping in atomic::wait costs every hand-over a futex wake-up: long scans on two threads measured slower
+/// sleeping than spinning (the figures: bench/journal/notes-reduce-and-log-sum-exp.md). After spin_checks checks
+/// (longer than a scan block takes) — more threads than cores, or a slow piece before — it sleeps in atomic::wait.
 inline void wait_until_set(const std::atomic<bool>& flag) noexcept {
     if (spin_until([&] { return flag.load(std::memory_order_acquire); })) return;
     while (!flag.load(std::memory_order_acquire)) flag.wait(false, std::memory_order_acquire);

@@ -13,10 +13,9 @@
 // otherwise; smaller tensors run on the calling thread with no executor overhead) and there are at most
 // `pieces_per_thread` per thread of the executor, so threads that finish early take more (the pool hands out pieces
 // dynamically). With that many, the pieces shrink as the work goes on, so that the threads end together without
-// more pieces (piece_begin): on two threads of the Zen 5 guest, 64 MiB of f32, the idle end of a call fell from
-// 130–200 to 60–75 µs and the call took 4–5 % less (a timeline harness, alternated; the suite saw no change beyond
-// its noise). 16 even pieces a thread instead ended as close together but were slower: each piece starts new
-// streams through memory (bench/RESULTS.md, 2026-11-26).
+// more pieces (piece_begin): the idle end of a call, where one thread has finished and the other still works, shrinks.
+// 16 even pieces a thread instead end as close together but measured slower: each piece starts new streams through
+// memory (the figures: bench/journal/notes-reduce-and-log-sum-exp.md).
 #pragma once
 
 #include <algorithm>

@@ -21,32 +21,31 @@ namespace tensorops::detail {
 // ---------------------------------------------------------------------------------------------
 // Short rows: the group is one contiguous run of at most short_row_elements elements (2 KiB of floats).
 //
-// Algorithm. Per output, the general inner kernel sets up inner_accumulators accumulators, combines them and takes
-// one horizontal step, and runs shorter than a vector went to the scalar kernel: for runs of a few vectors that
-// costs more than reading them (64 MiB of f32 rows of 8 elements: SUM 38.8 ms, MAX 83.8 ms, where one read takes
-// 2.3–5 ms; rows of 3: SUM 66 ms). Here the rows are taken short_row_group at a time: each row's vectors are
-// combined in order into one accumulator (longer rows: in several, below) — its last, partial vector read as the
-// row's last W elements with the lanes already counted set to the identity, a run shorter than a vector as one vector
-// with the lanes past it set to the identity (read whole where the rows after it are the input's, else by a partial load) — and the group's
-// accumulators are folded into one register by simd::reduce_lanes_of_rows, lane p holding row p's combination,
-// which is finished lane-wise and written. Each row hints the pages simd::page_prefetch_distance past it (the rows to
-// come, when they lie back to back; 64 MiB of f32 rows of 256 and 64, SUM 11–12 → 13–13.5 and 13.5–14 → 18–21 GB/s
-// against a hint per line 4 KiB ahead, Zen 5 guest in 4 KiB pages). A row's arithmetic does not depend on its group (a short group repeats
-// its last row), so pieces of the outputs on any executor compute what the whole does. Log-sum-exp takes rows of two
-// registers or more in one pass, each row's terms over a reference from its first vector
+// Algorithm. Per output, the general inner kernel sets up inner_accumulators accumulators, combines them and takes one
+// horizontal step, and runs shorter than a vector went to the scalar kernel: for runs of a few vectors that costs more
+// than reading them, many times over (the figures: bench/journal/notes-reduce-and-log-sum-exp.md). Here the rows are
+// taken short_row_group at a time: each row's vectors are combined in order into one accumulator (longer rows: in
+// several, below) — its last, partial vector read as the row's last W elements with the lanes already counted set to
+// the identity, a run shorter than a vector as one vector with the lanes past it set to the identity (read whole where
+// the rows after it are the input's, else by a partial load) — and the group's accumulators are folded into one
+// register by simd::reduce_lanes_of_rows, lane p holding row p's combination, which is finished lane-wise and written.
+// Each row hints the pages simd::page_prefetch_distance past it (the rows to come, when they lie back to back; a hint
+// per line 4 KiB ahead instead measured slower where memory is in 4 KiB pages). A row's arithmetic does not depend on
+// its group (a short group repeats its last row), so pieces of the outputs on any executor compute what the whole does.
+// Log-sum-exp takes rows of two registers or more in one pass, each row's terms over a reference from its first vector
 // (log_sum_exp_short_rows_one_pass), and shorter rows, or rows that reference does not serve, in two: the group's
-// maxima, then the sums of e^(x − shift) (from L1); groups are finished (the logarithm) in batches (reduce_short_rows). Float sums: one accumulator of ≤ 64
-// elements per lane, then the lanes pairwise (the general kernel sums up to cascade_block = 128 per lane).
-// Rows of short_rows_one_by_one_vectors vectors and short_rows_one_by_one_bytes bytes or more (other than
-// log-sum-exp's) are read one after the other instead, not side by side (combine_row_alone): each in short_row_chains
-// accumulators (after the first vector, vectors 1, 5, 9, … join the first, 2, 6, 10, … the second, …; whole vectors
-// left over and the last, partial one join the first), combined pairwise at the row's end — so a float lane's chain
-// sums at most 20 elements, not 64. Read side by side — the group's eight rows a vector each at a time — rows of
-// 64–512 floats came from memory at half the speed or less on an AMD Zen 4 guest (f32 SUM of 64 MiB, ns a vector of 8,
-// side by side → one by one: rows of 48 1.42 → 0.95, 64 1.60 → 0.95, 128 2.52 → 0.93, 256 2.20 → 0.90, 512 1.68 →
-// 0.84; 1 MiB in L2: 0.51 → 0.50, 0.48 → 0.47, 0.41 → 0.39, 0.38 → 0.37, 0.43 → 0.42; rows of 16 and 32 floats ran
-// 5–50 % slower one by one, 40 alike). Hints a line 16 KiB ahead did not help the side-by-side reads (slower), nor did
-// two rows side by side (as slow as eight).
+// maxima, then the sums of e^(x − shift) (from L1); groups are finished (the logarithm) in batches
+// (reduce_short_rows_log_sum_exp, log_sum_exp/short_rows.hpp).
+// Float sums: one accumulator of ≤ 64 elements per lane, then the lanes pairwise (the general kernel sums up to
+// cascade_block = 128 per lane). Rows of short_rows_one_by_one_vectors vectors and short_rows_one_by_one_bytes bytes or
+// more (other than log-sum-exp's) are read one after the other instead, not side by side (combine_row_alone): each in
+// short_row_chains accumulators (after the first vector, vectors 1, 5, 9, … join the first, 2, 6, 10, … the second, …;
+// whole vectors left over and the last, partial one join the first), combined pairwise at the row's end — so a float
+// lane's chain sums at most 20 elements, not 64. Read side by side — the group's eight rows a vector each at a time —
+// such rows are eight streams through memory at once, and came from memory markedly slower than one by one (in L2 the
+// two orders are alike; shorter rows measured slower one by one). Hints a line 16 KiB ahead did not help the
+// side-by-side reads, nor did two rows side by side: not kept (the figures:
+// bench/journal/notes-reduce-and-log-sum-exp.md).
 
 /// Whether the short-row kernel reads rows of `length` elements of T, `lanes` a vector, one after the other
 /// (combine_row_alone) rather than side by side: rows of short_rows_one_by_one_vectors vectors and
@@ -163,8 +162,7 @@ template <class U, class Pending, class T, class LineKernel, class Group, class 
         T* y = output + line[0];
         if (line_kernel(x, y, n, out_step)) return;
         // The G rows from row `first`, whose first is at `at` (a pointer stepped group by group: computed from `first`
-        // for every group, SUM of f32 rows of 8 and 16 ran 0.1–0.15 ns a row slower), the last row repeated past the
-        // line's end.
+        // for every group it measured slower for rows of a few elements), the last row repeated past the line's end.
         const auto group_rows = [&](const T* at, std::size_t first) TENSOROPS_INLINE_STEP {
             std::array<const T*, G> rows;
             if (first + G <= n) iter::unrolled<G>([&](auto k) { rows[k] = at + static_cast<std::ptrdiff_t>(k) * in_step; });
@@ -174,8 +172,8 @@ template <class U, class Pending, class T, class LineKernel, class Group, class 
         // Whether the rows of the group from row `first`, shorter than a register, may be read a whole register each:
         // where the line's rows lie back to back and W elements from the group's last row end within the line, they
         // are the input's own elements (nothing past the line is read: it may be another tensor's, or unmapped). A
-        // partial load of 8- and 16-bit lanes had gone through memory (int8 rows of 5: 19 ns a row that way, 1.8 read
-        // whole).
+        // partial load of 8- and 16-bit lanes goes through memory, many times slower than reading the register whole
+        // (the figures: bench/journal/notes-reduce-and-log-sum-exp.md).
         const auto whole_rows = [&](std::size_t first) TENSOROPS_INLINE_STEP {
             return length < P::size && back_to_back && (std::min(first + G, n) - 1) * length + P::size <= n * length;
         };

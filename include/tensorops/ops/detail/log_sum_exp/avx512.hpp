@@ -3,12 +3,12 @@
 // (simd::avx512_kernels_run). They give the AVX2 loops' bits exactly.
 //
 // Why: at AVX2 these loops are bound by their arithmetic, not by memory — twelve vector instructions per eight floats,
-// each vector's ~30-cycle chain (load, clamp, two fused multiply-subtracts, polynomial, table, product) more than the
-// out-of-order window overlaps — and stay below the two-thread read limit (bench/RESULTS.md). The same loops on
-// 512-bit registers take half the instructions for the same floats, even where the CPU runs each as two 256-bit halves
-// (AMD Zen 4). The library never forces an instruction set on its consumers (simd/config.hpp): these functions carry
-// their own target attribute and run only after a CPUID check, so a build for x86-64-v3 stays correct on any CPU
-// that runs x86-64-v3.
+// each vector's long dependency chain (load, clamp, two fused multiply-subtracts, polynomial, table, product) more than
+// the out-of-order window overlaps — and stay below the two-thread read limit. The same loops on 512-bit registers
+// take half the instructions for the same floats, even where the CPU runs each as two 256-bit halves (the figures:
+// bench/journal/notes-reduce-and-log-sum-exp.md). The library never forces an instruction set on its consumers
+// (simd/config.hpp): these functions carry their own target attribute and run only after a CPUID check, so a build
+// for x86-64-v3 stays correct on any CPU that runs x86-64-v3.
 //
 // Same bits: every lane does the AVX2 loop's operations on the same values in the same order — the term of
 // simd::add_exp_over_power_of_two with its eighths table (vpermd's 8-entry table repeated for vpermd's 16), the

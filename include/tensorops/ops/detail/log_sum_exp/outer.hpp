@@ -39,8 +39,8 @@ inline constexpr std::size_t lse_accumulator_rows = 5;
 /// Algorithm: one pass from memory. A reference row comes from the maximum of the block's first (up to) four
 /// rows (log_sum_exp_reduction::reference_for_lanes); then, row by row, top = max(top, x) and sums +=
 /// e^x over the reference — so the block is read once and its exponentials overlap the memory stream (the
-/// maximum first and the terms in a second pass from L2, as this kernel did before, ran at 0.72–0.75× this
-/// speed: the first pass waited on memory with nothing to overlap). Each lane's sum is then brought to top's
+/// maximum first and the terms in a second pass from L2, as this kernel did before, is slower: the first pass waits
+/// on memory with nothing to overlap). Each lane's sum is then brought to top's
 /// shift (at_top). The row loop is what bounds the kernel (compute, not memory, at AVX2 width), so it does the
 /// least per vector: top is a plain maximum, blind to NaN, and NaN and +inf elements are caught instead by the
 /// sum they make NaN or +inf (term_lanes' promise; otherwise finite: terms of served lanes stay below 2^96).
@@ -54,7 +54,8 @@ inline constexpr std::size_t lse_accumulator_rows = 5;
 /// (an earlier version with exp_shifted against the estimate lost up to 80 ulp of a result near 2 when the first
 /// rows lay 60 below the rest).
 /// Where this build's registers are AVX2's and the CPU has AVX-512F, float rows go through the same row loop on 512-bit
-/// registers (avx512::log_sum_exp_block_rows, avx512.hpp): the same bits, 1.15–1.25× faster on a Zen 4.
+/// registers (avx512::log_sum_exp_block_rows, avx512.hpp): the same bits in half the instructions (the figures:
+/// bench/journal/notes-reduce-and-log-sum-exp.md).
 template <class T>
 void log_sum_exp_block(const T* const* block, std::size_t count, std::size_t w, simd::compute_t<T>* top, simd::compute_t<T>* shift,
                        simd::compute_t<T>* sums) {
@@ -90,12 +91,11 @@ void log_sum_exp_block(const T* const* block, std::size_t count, std::size_t w, 
     fill_row(top, w, -infinity);
     fill_row(sums, w, C(0));
     // Rows lse_row_group at a time, so that a vector's top, sum and reference stay in registers across them; the
-    // next group's rows are hinted a cache line at a time (without, 64 MiB of f32 rows of 4 KiB took 3.6 or 5.7 ms
-    // from run to run; with, 3.3–3.5), into L2: hinted into L1, the next group's lines of rows 4 KiB apart and the
-    // group's own fall in the same L1 set, more than its ways — the kernel ran at 2.2 ns a vector of 8 floats with
-    // 1024-float rows against 1.4 with 1040, and with the hints into L2 at 1.4 (Zen 5, rows in L2; 64 MiB from
-    // memory 5.6–5.8 → 4.0–4.8 ms in the same minutes). The rows of the group after the next are touched once
-    // (touch_rows, stream_hints.hpp), so that the next group's hints find their pages translated.
+    // next group's rows are hinted a cache line at a time (without, the stream from memory is slower and its time
+    // varies from run to run), into L2: hinted into L1, the next group's lines of rows 4 KiB apart and the group's own
+    // fall in the same L1 set, more than its ways, and rows of such a pitch slow down where rows of another do not
+    // (the figures: bench/journal/notes-reduce-and-log-sum-exp.md). The rows of the group after the next are touched
+    // once (touch_rows, stream_hints.hpp), so that the next group's hints find their pages translated.
     std::size_t i = 0;
     const auto add_rows = [&]<std::size_t Rows>(std::integral_constant<std::size_t, Rows>) {
         std::array<const T*, Rows> rows;
@@ -224,9 +224,9 @@ void reduce_rows_log_sum_exp(const T* x, T* y, std::size_t width, const iter::lo
 /// (log_sum_exp_merge: one or two exponentials per lane and block, against the kernel's 256), in strips of columns
 /// shared out again — a lane's merges are its own, so a strip's thread merges them in the same order as the sequential
 /// kernel. Bit-identical to reduce_rows_log_sum_exp.
-/// The merges took the calling thread 70–120 µs after the last piece of 64 MiB of f32 [16384, 1024] on two threads
-/// (tensorops_timeline lse_columns), ~5 % of the call; the kept rows are not zeroed first (the caller's ~30 µs before
-/// the pieces start).
+/// The merges follow the last piece, a serial share of the call (the figures:
+/// bench/journal/notes-reduce-and-log-sum-exp.md); the kept rows are not zeroed first (each is written once, and
+/// zeroing them would be the caller's serial work before the pieces start).
 template <class T>
 void reduce_rows_log_sum_exp_in_bands(const executor_ref& exec, const T* x, T* y, std::size_t width, std::size_t n, std::ptrdiff_t step,
                                       std::size_t count) {

@@ -50,10 +50,10 @@ struct short_rows_terms {
 /// 0), and the G tops and sums are folded as the references were. Where the reference serves the row's top and the sum is finite (the caller checks: reference_serves), ln(2^k · sum) is the
 /// row's value (finish_from_reference_lanes); elsewhere — a NaN or ±inf element, a top far above the first vector —
 /// the caller takes the two passes. With `hint_lines`, each step hints the line inner_lines_ahead past it, as the
-/// inner kernel's one pass does (64 MiB of rows of 128 floats: 4.4 → 3.0 ns a vector of 8).
-/// Against the two passes (the maxima, then e^(x − shift) from L1), f32 rows, one thread, AVX2, Zen 5, ns a vector of
-/// 8: in cache (512 KiB) rows of 24 3.27 → 3.04, 33 3.50 → 3.00, 64 2.57 → 1.89, 100 2.51 → 1.74, 128 2.34 → 1.49;
-/// 64 MiB from memory rows of 64 2.79 → 2.28, 128 4.66 → 3.04. Two rows at a time (S): four ran 3–8 % slower.
+/// inner kernel's one pass does.
+/// Against the two passes (the maxima, then e^(x − shift) from L1) the one pass measured faster in cache and from
+/// memory, and the hints faster from memory. Two rows at a time (S): four measured slower, not kept (the figures:
+/// bench/journal/notes-reduce-and-log-sum-exp.md).
 template <class T, std::size_t G>
 [[gnu::always_inline]] inline short_rows_terms<simd::pack<T>> log_sum_exp_short_rows_one_pass(const std::array<const T*, G>& rows,
                                                                                                std::size_t length, bool hint_lines) {
@@ -73,7 +73,7 @@ template <class T, std::size_t G>
     const auto lowest_lanes = simd::to_array(term_reference.lowest), k_lanes = simd::to_array(term_reference.k_less_rounding);
     iter::unrolled<G>([&](auto k) TENSOROPS_INLINE_STEP { row_reference[k] = {P(lowest_lanes[k]), P(k_lanes[k])}; });
     std::array<P, G> tops, sums;
-    constexpr std::size_t S = std::min<std::size_t>(G, 2);  // four rows at a time ran 3–8 % slower (rows of 16–128)
+    constexpr std::size_t S = std::min<std::size_t>(G, 2);  // four rows at a time measured slower (see above)
     iter::unrolled<G / S>([&](auto part) TENSOROPS_INLINE_STEP {
         constexpr std::size_t first = part * S;
         iter::unrolled<S>([&](auto i) TENSOROPS_INLINE_STEP {

@@ -101,12 +101,11 @@ struct log_sum_exp_terms {
 /// The row end is loaded with −inf in the missing lanes (a term of at most 2^−124 for float lanes, below half an ulp
 /// of the sum, whose largest term is at least 2^−1). The walk hints the pages ahead (simd::prefetch_stream_ahead), and
 /// the hardware prefetchers read the next stretch from memory while this one computes.
-/// Against the two passes it replaced (the maximum, then the terms over top's reference from L1), f32 in cache on a
-/// Zen 5 with AVX2, ns a vector of 8: rows of 1024 1.71 → 1.48 (1.30 finished from the reference, see
-/// log_sum_exp_of_run), one line of 64 Ki 1.45 → 1.28. One pair of accumulators ran at 1.35, three at 1.50 and four
-/// (which spill with the term's constants) at 1.49; two vectors a step as fast as four.
+/// The two passes it replaced (the maximum, then the terms over top's reference from L1) measured slower, and so did
+/// one pair of accumulators, three, and four (which spill with the term's constants); two vectors a step measured as
+/// fast as four (the figures: bench/journal/notes-reduce-and-log-sum-exp.md).
 /// Where this build's registers are AVX2's and the CPU has AVX-512F, float stretches take the same walk on 512-bit
-/// registers (avx512::log_sum_exp_walk, avx512.hpp): the same bits, 1.3–1.4× faster on a Zen 4.
+/// registers (avx512::log_sum_exp_walk, avx512.hpp): the same bits in half the instructions.
 template <class T>
 log_sum_exp_terms<simd::compute_t<T>> log_sum_exp_one_pass(const T* x, std::size_t count, bool hint_lines = true) {
     using std::isfinite;

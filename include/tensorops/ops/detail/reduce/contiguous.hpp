@@ -23,20 +23,18 @@ namespace tensorops::detail {
 // ---------------------------------------------------------------------------------------------
 // Inner: the innermost dimension is reduced and contiguous.
 //
-// Algorithm. For each output, the group is a set of contiguous runs (the innermost reduced dimension) placed
-// by the other reduced dimensions. inner_accumulators vector accumulators take that many vectors per step, so
-// as many independent dependency chains hide the latency of the combining instruction (a NaN-propagating max
-// is three instructions deep); run ends narrower than a vector go to a scalar accumulator. The loop hints every line
-// inner_lines_ahead bytes on (on CPUs where that pays: simd::line_hints_pay) and each page
-// simd::page_prefetch_distance bytes before it gets there
-// (simd::prefetch_stream_ahead: the hardware prefetchers stop at a page's end, and its address translation would
-// stall the stream; earlier, a hint per line 8 KiB ahead had helped float max, which without hints read 64 MiB at
-// ~80 % of the read limit on an Intel host). The accumulators
-// are folded into a block total every cascade_block elements per lane and the blocks combined pairwise (a
-// cascade) — for accuracy in float sums, and for every reduction with R::line_blocks so that one long line can
-// be cut into pieces bit-identically (reduce_line_in_chunks). One horizontal step per output. A group of more than
-// run_chunk_elements elements in several runs goes in chunks of whole runs, their values combined in order
-// (accumulate_run_chunks), so that one output over many runs can be cut into pieces too.
+// Algorithm. For each output, the group is a set of contiguous runs (the innermost reduced dimension) placed by the
+// other reduced dimensions. inner_accumulators vector accumulators take that many vectors per step, so as many
+// independent dependency chains hide the latency of the combining instruction (a NaN-propagating max is three
+// instructions deep); run ends narrower than a vector go to a scalar accumulator. The loop hints every line
+// inner_lines_ahead bytes on (on CPUs where that pays: simd::line_hints_pay) and each page simd::page_prefetch_distance
+// bytes before it gets there (simd::prefetch_stream_ahead: the hardware prefetchers stop at a page's end, and its
+// address translation would stall the stream). The accumulators are folded into a block total every cascade_block
+// elements per lane and the blocks combined pairwise (a cascade) — for accuracy in float sums, and for every reduction
+// with R::line_blocks so that one long line can be cut into pieces bit-identically (reduce_line_in_chunks). One
+// horizontal step per output. A group of more than run_chunk_elements elements in several runs goes in chunks of whole
+// runs, their values combined in order (accumulate_run_chunks), so that one output over many runs can be cut into
+// pieces too.
 
 /// The `count` of accumulate_runs_after and accumulate_runs that means every run of the nest.
 inline constexpr std::size_t all_runs = static_cast<std::size_t>(-1);
@@ -45,8 +43,8 @@ inline constexpr std::size_t all_runs = static_cast<std::size_t>(-1);
 /// taken in the current block, the cascade of vector blocks, and the scalar accumulator of the run ends with its
 /// own cascade. `add_run` continues it along one run; `value` is the accumulated value of everything added. Both
 /// are always inlined so that a caller walking one run keeps the accumulators in registers from the first vector
-/// to the horizontal step (the per-output cost of rows of a few KiB: ~80 cycles through a closure and memory,
-/// which did not overlap the memory stream).
+/// to the horizontal step (through a closure they would go through memory at every output, a per-output cost that
+/// does not overlap the memory stream: rows of a few KiB pay it).
 template <class T, class R>
 struct inner_runs {
     using P = simd::pack<T>;

@@ -46,10 +46,9 @@ void reduce_inner(const T* input, T* output, const reduce_nests<>& parts, std::s
         } else {
             // The innermost kept dimension is a plain loop (reduce_runs_of_line) around accumulate_runs for one run,
             // spelt out: the whole line of outputs is one function. As the odometer's body, called once an output,
-            // each output cost a stack frame with its cascades zeroed (a `rep stos`) that did not overlap the memory
-            // stream. AMD Zen 5 guest, 64 MiB of f32 rows of 4 KiB, median against the read probe in the same
-            // process (binaries alternated, six runs of eight rounds): two threads on halves 0.73–0.97× → 0.91–1.03×,
-            // one thread 0.94–0.95× → 0.98–1.0×. (Through two calls an output, earlier, it had been slower still.)
+            // each output costs a stack frame with its cascades zeroed (a `rep stos`) that does not overlap the memory
+            // stream: measured slower on one thread and on two, and slower still through two calls an output (the
+            // figures: bench/journal/notes-reduce-and-log-sum-exp.md).
             if (parts.kept.rank == 0) {
                 output[parts.kept.offsets[0]] =
                     r.finish(accumulate_runs(input + parts.kept.offsets[1], runs, length, r, no_shift, 0, all_runs, hint_lines), count, no_shift);

@@ -23,7 +23,8 @@ namespace tensorops::detail {
 // 32-bit lanes on load (narrow_row_lane_t).
 //
 // Algorithm. The short-row kernel reads each such row with a partial load of its own and folds eight rows' registers
-// into one by a butterfly: ~9 cycles per row of 3 floats with AVX2, three times a plain loop. Here W rows are L whole
+// into one by a butterfly: for rows this narrow, slower than a plain loop (the figures:
+// bench/journal/notes-reduce-and-log-sum-exp.md). Here W rows are L whole
 // registers v[0 … L): component c of the W rows (lane p = element p·L + c, which is lane (p·L + c) mod W of register
 // (p·L + c) div W) is assembled by constant blends and permutes (narrow_rows::components: the registers rotated so that
 // a component's elements lie in distinct lanes — no rotation when L and W are coprime —, then L − 1 blends and one

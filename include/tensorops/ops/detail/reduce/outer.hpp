@@ -24,13 +24,12 @@ namespace tensorops::detail {
 // group's rows are walked in the nest's order, one at a time, and combined lane-wise into a row of accumulators
 // that stays in L1 (a load and a store of the accumulator per input vector, which L1 serves many times faster than
 // memory), so memory is read row after row as it lies: one stream, which the hardware prefetchers follow. (Walking
-// a narrow tile of columns down all the rows, with the accumulators in registers, ran at a third of the read
-// bandwidth; cutting rows into 256-lane panels at three quarters; four rows at a time, combined with each other
-// before the accumulator, read four pages at once: on an AMD Zen 5 half the speed of one row at a time, 64 MiB of
-// f32 rows of 4 KiB — bench/RESULTS.md.) One refinement: the rows of a long line are folded two at a time, one
+// a narrow tile of columns down all the rows with the accumulators in registers, cutting rows into 256-lane panels,
+// and four rows at a time combined with each other before the accumulator — four pages read at once — all measured
+// slower than one row at a time: not kept.) One refinement: the rows of a long line are folded two at a time, one
 // accumulator load and store for both — a row of the line's first half with the same row of its second half, two
-// streams far apart (row_units); neighbouring rows read that way were 2–3.5× slower from memory. Rows wider than a
-// panel — what fits in
+// streams far apart (row_units); neighbouring rows read that way are slower from memory (the figures of this
+// paragraph: bench/journal/notes-reduce-and-log-sum-exp.md). Rows wider than a panel — what fits in
 // outer_row_budget bytes of accumulator rows — are cut into panels, each walked over all the rows. No
 // horizontal step at all; row ends narrower than a vector use partial loads.
 // Three rows of accumulators: the running row takes cascade_block input rows and then joins the block row,
@@ -40,7 +39,7 @@ namespace tensorops::detail {
 // order of operations in blocks of cascade_block rows (row_units: for a group of one line, a unit is a block, or two
 // blocks far apart whose rows are folded in pairs), so reduce_rows_in_bands can give the units to several threads and
 // combine their running rows exactly as here. Floating products keep one running row (restarting
-// from 1 every block, data in [0, 1) went through subnormals again each time: 2.4× slower).
+// from 1 every block takes data in [0, 1) through subnormals again each time: measured slower, not kept).
 
 /// How many back-to-back rows of `width` lanes, `step` elements apart, the outer kernel fuses into one wide row: 1
 /// unless the rows are adjacent (step = width), narrower than narrow_row_bytes, and that many fit in a panel of `panel`
@@ -122,16 +121,12 @@ void reduce_rows_of_group(const T* x, T* y, std::size_t width, const iter::loop_
 /// [u · cascade_block, (u + 1) · cascade_block), folded one row at a time — or, when `paired`, block u beside block
 /// u + units (the second half of the line), row i of one with row i of the other (fold_row_pair: one load and store
 /// of the accumulator for the two rows' vectors), the rows of block u that have no partner one at a time.
-/// Pairs only where the halves lie at least far_pair_bytes apart. Measured (AMD Zen 5 guest, 64 MiB of
-/// float16 [32768, 1024] over the rows, stand-alone kernels in one process, best of 10, ns per 8 halves, against a
-/// plain vector sum of the same bytes: S): one row at a time 1.1–1.3 × S, row pairs 32 MiB apart 0.9–1.15 × S,
-/// 2 MiB apart 1.07 ×, 512 KiB 1.35 ×, 8 KiB 2.3 ×, the two halves of a 4 KiB page 3–3.5 × — near streams are
-/// slow here, which is why the halves of the line are paired and not neighbours. In L2 (512 KiB): one row at a time
-/// 0.36, pairs 0.27 ns, S 0.27: the conversions alone. Paired at first for float16 only (whose lanes are wider than
-/// its elements); f32 pairs too since the page hints are counted (for_each_row_vector_prefetching): 64 MiB of f32
-/// [16384, 1024] on a two-thread pool, median of 100 calls against a two-thread read probe after each (binaries
-/// alternated, page-aligned buffers): SUM 0.88–0.97 → 0.96–1.02 (0.90 → 0.71 ms), MAX 0.77–0.79 → 0.95–1.17, L2
-/// 0.84–0.94 → 1.04; one thread SUM 0.90–0.92 → 1.07–1.11, MAX 0.85–0.86 → 0.99–1.04 of its probe.
+/// Pairs only where the halves lie at least far_pair_bytes apart: two streams far apart read as fast as a plain sum of
+/// the same bytes, and the nearer they lie the slower they read — near streams are slow here, which is why the halves
+/// of the line are paired and not neighbours. In L2 the pairs save accumulator loads and stores, so that a float16 walk
+/// costs its conversions alone. Paired at first for float16 only (whose lanes are wider than its elements); f32 pairs
+/// too since the page hints are counted (for_each_row_vector_prefetching): measured faster on one thread and on two
+/// (the figures: bench/journal/notes-reduce-and-log-sum-exp.md).
 /// of_line plans a line of `n` rows of `width` lanes, `step` elements apart: rows fused `fuse` at a time (fused_rows,
 /// for the accumulator rows' panel) make `visits` rows of fuse · width lanes, `visit_step` apart, and the n mod fuse
 /// rows left over go to the last unit (fold_rows_left_over). What reduce_rows and reduce_rows_in_bands must agree on.
@@ -208,8 +203,8 @@ struct unit_combiner {
 /// The outer kernel for one stretch of `width` contiguous outputs y (every function but log-sum-exp).
 /// Narrow rows that lie back to back ([n, w] reduced over n, w · sizeof(T) < 4 KiB) are fused k at a time into
 /// rows of k · w lanes, whose k segments are combined at the end: per-row overhead and, more important, several
-/// row streams inside one 4 KiB page (which the hardware prefetchers follow badly) are avoided — f32 rows of
-/// 256 B–2 KiB ran at 50–80 % of the speed of 4 KiB rows, float16 rows of 2 KiB at 70 %, before.
+/// row streams inside one 4 KiB page (which the hardware prefetchers follow badly) are avoided (unfused, such rows
+/// measured slower than rows of 4 KiB: bench/journal/notes-reduce-and-log-sum-exp.md).
 /// A group of one line (the common case: [n, w] over n) is walked in row_units by functions with row blocks; the
 /// rows left over after the fused ones go to the last unit's running row.
 template <class T, class R>

@@ -23,12 +23,12 @@ namespace tensorops::detail {
 /// computed exactly as reduce_rows computes it — a panel at a time in a row on the piece's stack, in L1 — and stored
 /// into `partial`; then the calling thread combines the running rows in order, as reduce_rows does (unit_combiner).
 /// Every output is therefore bit-identical to reduce_rows'. Each thread streams whole rows, which the hardware
-/// prefetchers follow (cutting the rows between threads instead ran at half the two-thread read limit). Memory: one
+/// prefetchers follow (cutting the rows between threads instead measured slower: not kept). Memory: one
 /// row of accumulators per unit (1/128 of the input for f32). Returns false, having done nothing, for a line of fewer
 /// than two units. (The running rows had been folded in `partial` itself, filled by the calling thread before the
 /// pieces, so that the other thread's first fold of each unit read its row from the caller's cache. Folding on the
-/// stack measured neither faster nor slower — two-thread pool, f32 SUM over [16384, 1024], median paired ratios
-/// 0.70–0.87 either way — and is kept for the serial fill it removes.)
+/// stack measured neither faster nor slower, and is kept for the serial fill it removes: the figures in
+/// bench/journal/notes-reduce-and-log-sum-exp.md.)
 template <class T, class R>
 bool reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_t width, std::size_t n, std::ptrdiff_t step,
                           std::size_t count, const R& r) {
