@@ -39,7 +39,7 @@ template <class Predicate>
 }
 
 /// Returns once `flag` is true (acquire: what its setter wrote before a release store is visible). Spins first —
-/// the pieces that wait (blocked_scan.hpp) wait for the piece just before them, a few microseconds from setting
+/// the pieces that wait (ops/detail/scan/blocked.hpp) wait for the piece just before them, a few microseconds from setting
 /// it, and sleeping in atomic::wait cost every hand-over a futex wake-up: one line of 64 MiB on two threads (512
 /// blocks) slept ~30 times a call, 3.6–3.7 ms, against 3.4–3.5 spinning; rows scanned across slept ~100 times,
 /// 4.8–5.0 ms against 4.2–4.3 (Zen 5 guest, best of 10). After spin_checks checks (a 512 KiB scan block takes
