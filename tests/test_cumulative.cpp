@@ -264,7 +264,7 @@ TEMPLATE_LIST_TEST_CASE("cumulative: scans longer than one block (lines past a b
     test_rng rng(std::string("cumulative blocks ") + std::string(tensorops_test::type_name<T>()));
     INFO(rng.describe());
     // Blocks are scanned from the identity and combined with the prefix chained from the blocks before
-    // (scan_kernels.hpp): a line of two and a half blocks with an odd tail, and rows (with a ragged vector tail)
+    // (ops/detail/scan/policy.hpp): a line of two and a half blocks with an odd tail, and rows (with a ragged vector tail)
     // in two bands and a row, in place and not; then rows wider than the carry kernel's column block (two column
     // blocks, the second ragged), in a band and a row and in a single band (its carry on the stack for float16 and
     // in-place exclusive scans).

@@ -354,7 +354,7 @@ void check_row_copies(test_rng& rng, std::size_t bytes, std::size_t shift, tt::l
 }  // namespace
 
 TEST_CASE("gather_nd and scatter_nd: rows of every size their copy treats apart, misaligned, in any index layout", "[gather][scatter]") {
-    // The copy of whole rows (ops/detail/index_tuples.hpp, simd/copy.hpp) has code for rows of 32, 64, 128, 256 and
+    // The copy of whole rows (ops/detail/tuples/fused_copy.hpp, simd/copy.hpp) has code for rows of 32, 64, 128, 256 and
     // 512 bytes, a loop of four registers, one register and an overlapping last one for other rows up to 2 KiB, and
     // memcpy past that: every class, its edges, and lengths that are not a whole number of registers.
     test_rng rng("gather scatter row copies");

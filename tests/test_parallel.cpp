@@ -187,7 +187,7 @@ TEMPLATE_LIST_TEST_CASE("parallel cumulative sum/product: bit-identical to seque
 }
 
 // On an executor that claims pieces in order, an across-rows scan writes a band's rows plain until the prefix entering
-// the band is published, prefixed from then on, and offsets the plain ones (blocked_scan.hpp). Which row the switch
+// the band is published, prefixed from then on, and offsets the plain ones (ops/detail/scan/blocked.hpp). Which row the switch
 // falls on depends on the threads' timing; here it is forced at every row of both column blocks of a band.
 TEMPLATE_TEST_CASE("parallel across-rows scan: a band that switches from plain to prefixed rows at any row is the prefixed band", "[parallel]",
                    double, float, std::int32_t) {
@@ -286,7 +286,7 @@ TEMPLATE_LIST_TEST_CASE("parallel cumulative over few long scans: the fixed bloc
     using T = TestType;
     test_rng rng(std::string("parallel cumulative blocks ") + std::string(tensorops_test::type_name<T>()));
     INFO(rng.describe());
-    // Too few lines for the threads, so each long scan is cut into its blocks (ops/detail/blocked_scan.hpp): on the
+    // Too few lines for the threads, so each long scan is cut into its blocks (ops/detail/scan/blocked.hpp): on the
     // pools (pieces started in order: one pass, each block waiting for the prefix before it) and on the recording
     // executor (pieces in reverse: totals, then the blocks). One line of 2½ blocks; two lines; rows in bands with
     // a ragged vector tail; rows in bands of two, wide enough (half a band) for two threads to cut them by

@@ -393,7 +393,7 @@ void check_single_element_scatter_of_size(test_rng& rng) {
 }  // namespace
 
 // Single elements without a reduction are moved with a size known at compile time for 1, 2, 4, 8 and 16 bytes
-// (index_tuples.hpp, copy_tuples); every other size takes the run-time size. The builtin types cover 1–8 bytes.
+// (ops/detail/tuples/fused_copy.hpp, copy_tuples); every other size takes the run-time size. The builtin types cover 1–8 bytes.
 TEST_CASE("scatter_nd: single elements of 3, 12, 16 and 24 bytes, duplicates and negative indices", "[scatter]") {
     test_rng rng("scatter element sizes");
     INFO(rng.describe());

@@ -54,7 +54,7 @@ inline constexpr std::size_t default_min_piece_bytes = std::size_t{256} << 10;
 /// `e.min_piece_bytes()`, the least memory traffic worth a piece (otherwise default_min_piece_bytes);
 /// `e.claims_in_order()`, true if parallel_for starts pieces in increasing index order and runs each started
 /// piece to its end while later ones are started elsewhere — so a piece may wait for an earlier one (the long
-/// scans then read their input once instead of twice: ops/detail/blocked_scan.hpp). Otherwise false. A pool
+/// scans then read their input once instead of twice: ops/detail/scan/blocked.hpp). Otherwise false. A pool
 /// that may postpone a started piece (work stealing that parks it, a single thread running pieces out of order)
 /// must not claim it: a piece would wait for ever.
 /// tensorops::thread_pool, tensorops::sequential, or an adapter of a host's pool (TBB, OpenMP, a job system).

@@ -14,8 +14,8 @@
 #include "../exec/split.hpp"
 #include "../iter/plan.hpp"
 #include "arguments.hpp"
-#include "detail/blocked_scan.hpp"
-#include "detail/scan_kernels.hpp"
+#include "detail/scan/blocked.hpp"
+#include "detail/scan/dispatch.hpp"
 
 namespace tensorops {
 

@@ -16,8 +16,9 @@
 #include "../exec/executor.hpp"
 #include "../iter/plan.hpp"
 #include "arguments.hpp"
-#include "detail/copy_kernels.hpp"
-#include "detail/index_tuples.hpp"
+#include "detail/tuples/copy.hpp"
+#include "detail/tuples/chunks.hpp"
+#include "detail/tuples/validate.hpp"
 
 namespace tensorops {
 

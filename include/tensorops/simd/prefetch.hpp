@@ -185,7 +185,7 @@ template <class T>
     return pitch * static_cast<std::ptrdiff_t>(sizeof(T)) * static_cast<std::ptrdiff_t>(rows_ahead<T>(pitch));
 }
 
-/// Gather's and scatter's copies (ops/detail/index_tuples.hpp, move_slices): how many index tuples ahead they hint
+/// Gather's and scatter's copies (ops/detail/tuples/fused_copy.hpp, move_slices): how many index tuples ahead they hint
 /// the slice they will move, for slices of `slice_bytes` bytes — about 8 KiB of slices ahead,
 /// between 4 and 64 tuples. The slices lie at random places, which no hardware prefetcher follows; without hints
 /// only the misses of the few tuples the core's out-of-order window holds overlap. The hints overlap those of many

@@ -126,4 +126,68 @@ static_assert(arg_branchless_rows > arg_warm_rows);
 /// 10 KiB) stay in L1 while the input streams past.
 inline constexpr std::size_t arg_extreme_panel = 1024;
 
+// cumulative scans (ops/detail/scan/). The block and band sizes fix where a long floating scan is rounded; the
+// others only change speed. Measurements: bench/journal/notes-scan-and-tuples.md.
+
+/// Bytes (of the input element type) per block of a long contiguous line: on several threads part of a block is
+/// written before the prefix entering it arrives and offset from the core's L2 afterwards, so a block must fit in
+/// L2 with room to spare. TENSOROPS_SCAN_BLOCK_BYTES (a power of two of at least 16 KiB) overrides it, for a core
+/// whose L2 is another size; floating results of long scans change with it, never with the threads.
+#ifndef TENSOROPS_SCAN_BLOCK_BYTES
+#define TENSOROPS_SCAN_BLOCK_BYTES (std::size_t{512} << 10)
+#endif
+inline constexpr std::size_t scan_block_bytes = TENSOROPS_SCAN_BLOCK_BYTES;
+
+/// Bytes per part of a line block scanned in parallel, the prefix looked for before each part: small against a
+/// block, so a block switches to prefixed output soon after its prefix arrives. A multiple of twice every vector
+/// width, dividing scan_block_bytes.
+inline constexpr std::size_t line_part_bytes = std::size_t{8} << 10;
+
+static_assert(scan_block_bytes >= 2 * line_part_bytes && (scan_block_bytes & (scan_block_bytes - 1)) == 0,
+              "TENSOROPS_SCAN_BLOCK_BYTES must be a power of two of at least 16 KiB");
+
+/// Bytes (of the input element type) per band of rows scanned across, at least one row: four line blocks, because
+/// threads scanning neighbouring bands at once read streams that close together slowly (as reduce/outer.hpp's
+/// row_units keep paired rows far apart). TENSOROPS_SCAN_BAND_BYTES (at least 1 KiB) overrides it, as
+/// TENSOROPS_SCAN_BLOCK_BYTES does the blocks (some test builds set both small, so that the tests meet their edges
+/// in small tensors: tools/run-tests.sh).
+#ifndef TENSOROPS_SCAN_BAND_BYTES
+#define TENSOROPS_SCAN_BAND_BYTES (std::size_t{2} << 20)
+#endif
+inline constexpr std::size_t scan_band_bytes = TENSOROPS_SCAN_BAND_BYTES;
+
+static_assert(scan_band_bytes >= 1024, "TENSOROPS_SCAN_BAND_BYTES must be at least 1 KiB");
+
+/// Bytes of the compute type per column block of the carry-buffer kernel: a band walks its rows once per column
+/// block, and reading every row in narrow pieces is served slowly, so blocks are wide while the carry row still
+/// stays in L1 or L2 (it is read and written once per row).
+inline constexpr std::size_t carry_block_bytes = std::size_t{16} << 10;
+
+/// Rows per group of the carry-buffer kernel for scans that stay in cache: each vector of the carry row passes through
+/// a register for this many rows (one carry load and store per group, not per row).
+inline constexpr std::size_t carry_group_rows = 4;
+
+/// Bytes of the compute type per column block of the carried-by-output kernel: the output row just written, which
+/// is the running value, is still in L1 when the next row reads it.
+inline constexpr std::size_t carried_block_bytes = 8192;
+
+/// Scans whose input is larger than this stream their rows from memory, so the band kernel takes their rows one at a
+/// time (one read and one write stream) instead of in groups of carry_group_rows (four of each).
+inline constexpr std::size_t grouped_rows_limit = std::size_t{4} << 20;
+
+/// Tensors up to this many bytes (input and output together: within any x86 L1 data cache) take the register
+/// tiles; beyond L1 the tiles' column walk maps every row to the same cache set, so larger ones stream rows.
+inline constexpr std::size_t register_tile_limit = std::size_t{32} << 10;
+
+// scatter-ND / gather-ND (ops/detail/tuples/). Speed only. Measurements: bench/journal/notes-scan-and-tuples.md.
+
+/// Tuples per chunk of pass 2, whose offsets live on the stack (256 bytes): small on purpose, since computing a
+/// chunk's offsets never misses the cache and applying it mostly does, and the out-of-order window must hold both
+/// phases for the misses of consecutive chunks to overlap.
+inline constexpr std::size_t tuple_chunk = 32;
+
+/// for_each_tuple_chunk consumes a chunk of slices of several lines in groups of this many tuples, each after the
+/// hints for as many tuples of the next chunk: hints go out a few at a time, as the work frees the miss buffers.
+inline constexpr std::size_t hint_group = 8;
+
 }  // namespace tensorops::detail

@@ -1,7 +1,7 @@
-// tensorops/ops/detail/blocked_scan.hpp — one long scan (a long contiguous line, or many rows scanned across)
+// tensorops/ops/detail/scan/blocked.hpp — one long scan (a long contiguous line, or many rows scanned across)
 // cut into its fixed blocks and run on an executor, bit-identical to the sequential kernels.
 //
-// Algorithm. The kernels already compute a long scan in fixed blocks (scan_kernels.hpp, "Blocks"): block b is
+// Algorithm. The kernels already compute a long scan in fixed blocks (policy.hpp, "Blocks"): block b is
 // scanned from the identity and written as P_b ∘ running, with P₁ = total₀ and P_b+1 = P_b ∘ total_b. In
 // parallel, the same blocks are computed by the same functions, so only the order of the work changes:
 //   - on an executor that starts pieces in increasing order (claims_in_order(), as tensorops::thread_pool does),
@@ -13,22 +13,28 @@
 //     total) until the prefix entering it is published — a line block in parts of line_part_bytes, a band of rows
 //     row by row — the rest prefixed as it is scanned, and once the prefix is known the plain outputs are offset by
 //     it, which is exactly what the prefixed kernel stores: each element is scanned once, and the block read from
-//     memory once. Waiting spins before it sleeps (exec/spin_wait.hpp): a hand-over takes microseconds;
+//     memory once. Waiting spins before it sleeps (exec/spin_wait.hpp): a hand-over is short next to a sleep;
 //   - on any other executor, two passes: every block's total, the prefixes chained on the calling thread, then
 //     every block scanned with its prefix (the input is read twice).
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <memory>
 #include <type_traits>
 #include <vector>
 
-#include "../../exec/executor.hpp"
-#include "../../exec/spin_wait.hpp"
-#include "../../iter/plan.hpp"
-#include "scan_kernels.hpp"
+#include "../../../exec/executor.hpp"
+#include "../../../exec/spin_wait.hpp"
+#include "../../../iter/nd_loop.hpp"
+#include "../../../iter/plan.hpp"
+#include "../../../simd/pack.hpp"
+#include "contiguous.hpp"
+#include "dispatch.hpp"
+#include "outer_bands.hpp"
+#include "policy.hpp"
 
 namespace tensorops::detail {
 
@@ -132,7 +138,7 @@ void offset_rows(T* y, std::size_t rows, std::ptrdiff_t out_step, std::size_t wi
     for (std::size_t i = 0; i < rows; ++i, y += out_step) chain_prefix<T>(prefix, y, width, scan);
 }
 
-/// How many blocks the kernel computes the scan of `nest` along `axis` in (1: not blocked; see scan_kernels.hpp).
+/// How many blocks the kernel computes the scan of `nest` along `axis` in (1: not blocked; see policy.hpp).
 template <class T, class Scan>
 [[nodiscard]] std::size_t scan_blocks(const iter::loop_nest<2>& nest, std::size_t axis) {
     const std::size_t n = nest.sizes[axis];
@@ -164,9 +170,9 @@ void run_blocked_scans(const executor_ref& exec, const T* input, T* output, cons
                 if (exec.claims_in_order()) {
                     // No block is read twice or scanned twice (the in-register scan is what limits this kernel): a
                     // block is written plain until the prefix entering it is published, prefixed from then on, and
-                    // its plain part offset by the prefix once it is known, while still in L2. On two threads about
-                    // 40 % of each block is written before its prefix arrives (the block before it is being scanned
-                    // at the same time); offsetting every block whole cost 0.8–1 ms of 3.4–3.7 for 64 MiB.
+                    // its plain part offset by the prefix once it is known, while still in L2. On two threads a good
+                    // part of each block is written before its prefix arrives (the block before it is being scanned
+                    // at the same time), so offsetting every block whole would read it a second time.
                     std::vector<std::size_t> plain_elements(blocks);
                     run_chained_scan<accumulator>(
                         exec, blocks, 1,
@@ -179,8 +185,8 @@ void run_blocked_scans(const executor_ref& exec, const T* input, T* output, cons
                     return;
                 }
             }
-            // Two passes, the blocks' hints running on into the next block as in one thread's stream: hints kept
-            // within each block ran this path slower (64 MiB f32 line, two threads: 3.5–4.4 ms against 3.2–3.6).
+            // Two passes, the blocks' hints running on into the next block as in one thread's stream: here no other
+            // thread is writing the next block at the same time, and hints kept within each block ran slower.
             run_blocked_scan<accumulator>(
                 exec, blocks, 1,
                 [&](std::size_t b, accumulator* out) {
@@ -212,9 +218,9 @@ void run_blocked_scans(const executor_ref& exec, const T* input, T* output, cons
                 // As for a line, no band is read twice: its rows are written plain (their running values, which give
                 // the band's total) until the prefix entering the band is published, prefixed from then on, and the
                 // plain ones offset by the prefix once it is known, while still in cache. One thread, or a band
-                // whose prefix is ready when it starts, writes every row prefixed: as sequentially. (Totals first,
-                // then a prefixed scan of the band from cache, cost one thread 1.36× the sequential kernel's time;
-                // every row plain and then offset, 1.35×.)
+                // whose prefix is ready when it starts, writes every row prefixed: as sequentially. (Totals first
+                // and then a prefixed scan of the band from cache, or every row plain and then offset, scan each
+                // element twice.)
                 constexpr std::size_t block_width = carry_block_width<T>;
                 const std::size_t column_blocks = (m + block_width - 1) / block_width;
                 std::vector<std::size_t> plain_rows(blocks * column_blocks);

@@ -1,4 +1,4 @@
-// tensorops/ops/detail/copy_kernels.hpp — element-wise `destination = source` and
+// tensorops/ops/detail/tuples/copy.hpp — element-wise `destination = source` and
 // `destination = destination ∘ source` over strided runs and planned loop nests: the input → output copy
 // of scatter_nd, and the slice copies (and slice reductions) of scatter_nd and gather_nd.
 //
@@ -16,18 +16,17 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
-#include <cstring>
 #include <type_traits>
 
-#include "../../core/element.hpp"
-#include "../../exec/executor.hpp"
-#include "../../exec/split.hpp"
-#include "../../iter/nd_loop.hpp"
-#include "../../iter/plan.hpp"
-#include "../../simd/arithmetic.hpp"
-#include "../../simd/copy.hpp"
-#include "../../simd/minmax.hpp"
-#include "../../simd/pack.hpp"
+#include "../../../core/element.hpp"
+#include "../../../exec/executor.hpp"
+#include "../../../exec/split.hpp"
+#include "../../../iter/nd_loop.hpp"
+#include "../../../iter/plan.hpp"
+#include "../../../simd/arithmetic.hpp"
+#include "../../../simd/copy.hpp"
+#include "../../../simd/minmax.hpp"
+#include "../../../simd/pack.hpp"
 
 namespace tensorops::detail {
 

@@ -1,0 +1,67 @@
+// tensorops/ops/detail/scan/outer.hpp — the scan across rows (the axis is an outer dimension, the innermost one
+// contiguous): register tiles for a tensor within L1, and the choice among the three across-rows kernels
+// (outer_rows.hpp describes them).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <type_traits>
+
+#include "../../../iter/unroll.hpp"
+#include "../../../simd/pack.hpp"
+#include "../tuning.hpp"
+#include "outer_bands.hpp"
+#include "outer_rows.hpp"
+#include "policy.hpp"
+#include "strided.hpp"
+
+namespace tensorops::detail {
+
+/// Register tiles, for a tensor that fits in L1: the running values of a tile of V vectors of columns stay in
+/// registers while the tile walks down all n rows (one load and one store per vector and row, nothing else).
+/// Only from L1: beyond it the column walk (a stride of one row, often a multiple of 4 KiB) maps every row of a
+/// tile to the same cache set and aliases loads with earlier stores (register_tile_limit).
+template <std::size_t V, bool Exclusive, class T, class Scan>
+void scan_column_tile(const T* x, T* y, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, const Scan& scan) {
+    using P = simd::pack<T>;
+    constexpr std::size_t W = P::size;
+    std::array<P, V> running;
+    iter::unrolled<V>([&](auto v) { running[v] = P(static_cast<simd::compute_t<T>>(scan.identity())); });
+    for (std::size_t i = 0; i < n; ++i, x += in_step, y += out_step) {
+        iter::unrolled<V>([&](auto v) {
+            const P value = simd::load(x + v * W);  // read before the write: in place is safe
+            scan_step<Exclusive>(running[v], value, [&](const P& a, const P& b) { return scan.lanes(a, b); },
+                                 [&](const P& lanes) { simd::store(y + v * W, lanes); });
+        });
+    }
+}
+
+/// n rows of m columns in register tiles of 4 vectors, then of 1, the last columns one at a time.
+template <bool Exclusive, class T, class Scan>
+void scan_rows_in_register_tiles(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step,
+                                 std::size_t m, const Scan& scan) {
+    constexpr std::size_t W = simd::lanes<T>;
+    std::size_t j = 0;
+    for (; j + 4 * W <= m; j += 4 * W) scan_column_tile<4, Exclusive>(input + j, output + j, n, in_step, out_step, scan);
+    for (; j + W <= m; j += W) scan_column_tile<1, Exclusive>(input + j, output + j, n, in_step, out_step, scan);
+    for (; j < m; ++j) scan_column<Exclusive>(input + j, output + j, n, in_step, out_step, scan, scan.identity());
+}
+
+/// n rows of m columns scanned across, by the kernel their size and type call for. `band`: rows per band
+/// (band_rows of the whole tensor's rows). Within one band, the three kernels compute the
+/// same running values, so which one runs (it depends on the size of the piece) never changes a result.
+template <bool Exclusive, class T, class Scan>
+void scan_across_rows(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step,
+                      std::size_t m, std::size_t band, const Scan& scan) {
+    const bool in_place = static_cast<const void*>(input) == static_cast<const void*>(output) && in_step == out_step;
+    if (n > band)
+        scan_rows_in_bands<Exclusive>(input, output, n, in_step, out_step, m, band, scan);
+    else if (2 * n * m * sizeof(T) <= register_tile_limit)
+        scan_rows_in_register_tiles<Exclusive>(input, output, n, in_step, out_step, m, scan);
+    else if (std::is_same_v<simd::compute_t<T>, T> && !(Exclusive && in_place))
+        scan_rows_carried_by_output<Exclusive>(input, output, n, in_step, out_step, m, scan);
+    else
+        scan_band<block_output::plain, Exclusive>(input, output, n, in_step, out_step, m, scan, nullptr, nullptr, groups_rows<T>(n, m));
+}
+
+}  // namespace tensorops::detail

@@ -1,0 +1,157 @@
+// tensorops/ops/detail/scan/outer_bands.hpp — the carry-buffer kernel of a scan across rows: a band of rows walked in
+// column blocks with the running values in a carry row; bands chained by their prefixes (policy.hpp, "Blocks"),
+// sequentially here and as a band whose prefix arrives while it is scanned (the one-pass parallel scan, blocked.hpp).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "../../../simd/pack.hpp"
+#include "../../../simd/prefetch.hpp"
+#include "../tuning.hpp"
+#include "outer_rows.hpp"
+#include "policy.hpp"
+
+namespace tensorops::detail {
+
+/// Columns per block of the carry-buffer kernel: carry_block_bytes of the compute type, a whole number of vectors.
+template <class T>
+inline constexpr std::size_t carry_block_width =
+    std::max<std::size_t>(simd::lanes<T>, carry_block_bytes / sizeof(simd::compute_t<T>) / simd::lanes<T> * simd::lanes<T>);
+
+/// Whether a scan of n rows of m elements stays in cache, where scan_band groups its rows (see there).
+template <class T>
+[[nodiscard]] constexpr bool groups_rows(std::size_t n, std::size_t m) noexcept {
+    return n * m * sizeof(T) <= grouped_rows_limit;
+}
+
+/// Calls rows(first, width, carry) for each column block [first, first + width) of a band of m columns (blocks of
+/// carry_block_width<T>), in order (from the last block down when `descending`: see scan_rows_into_carry): `carry`
+/// is the block's running row, set to the identity — in `total` (m values), or in a buffer on the stack
+/// (carry_block_bytes) when `total` is null or CarryInTotal is false, and then copied to `total` if there is one.
+/// The parallel band scan keeps its carry on the stack: its totals are the slots of neighbouring bands, which two
+/// threads would otherwise write at once, every row (the gain is unconfirmed: bench/journal/notes-scan-and-tuples.md).
+/// One thread gains nothing from the copy: the sequential kernels run in `total`.
+template <class T, bool CarryInTotal = true, class Scan, class Rows>
+[[gnu::always_inline]] inline void for_each_carry_block(std::size_t m, bool descending, simd::compute_t<T>* total, const Scan& scan,
+                                                        const Rows& rows) {
+    using C = simd::compute_t<T>;
+    constexpr std::size_t block_width = carry_block_width<T>;
+    alignas(64) std::array<C, block_width> page;
+    const C identity = static_cast<C>(scan.identity());
+    const std::size_t blocks = (m + block_width - 1) / block_width;
+    for (std::size_t k = 0; k < blocks; ++k) {
+        const std::size_t first = (descending ? blocks - 1 - k : k) * block_width;
+        const std::size_t width = std::min(block_width, m - first);
+        C* carry = CarryInTotal && total != nullptr ? total + first : page.data();
+        std::fill(carry, carry + width, identity);
+        rows(first, width, carry);
+        if (!CarryInTotal && total != nullptr) std::copy(carry, carry + width, total + first);
+    }
+}
+
+/// One band: the n rows from input / output (row steps in_step, out_step) of m columns, scanned from the identity,
+/// in column blocks (carry_block_width) with the running values in a carry row — `total` (m values: it holds the
+/// band's total afterwards) or, when that is null, a buffer on the stack. `grouped`: groups of carry_group_rows rows
+/// pass each vector of the carry through a register (one carry load and store per group), for scans that stay in
+/// cache; a scan that streams from memory takes its rows one at a time — one read and one write stream rather than
+/// four of each (groups_rows, grouped_rows_limit). The running values are the same either way.
+/// Writes what Output says; `prefix`: the band's prefix row (m values) when prefixed.
+template <block_output Output, bool Exclusive, class T, class Scan>
+void scan_band(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m, const Scan& scan,
+               const simd::compute_t<T>* prefix, simd::compute_t<T>* total, bool grouped) {
+    using C = simd::compute_t<T>;
+    constexpr std::size_t group = carry_group_rows;
+    constexpr auto group_step = static_cast<std::ptrdiff_t>(group);  // steps may be negative: signed arithmetic
+    for_each_carry_block<T>(m, in_step < 0, total, scan, [&](std::size_t first, std::size_t width, C* carry) {
+        const C* before = Output == block_output::prefixed ? prefix + first : nullptr;
+        const T* x = input + first;
+        // Writing nothing, the kernel still forms output addresses: give it the input's (never written through).
+        T* y = Output == block_output::none ? const_cast<T*>(x) : output + first;
+        const std::ptrdiff_t y_step = Output == block_output::none ? in_step : out_step;
+        std::size_t i = 0;
+        if (grouped)
+            for (; i + group <= n; i += group, x += group_step * in_step, y += group_step * y_step)
+                scan_rows_into_carry<group, Output, Exclusive>(x, y, in_step, y_step, width, carry, before, scan);
+        const row_hints hints{simd::rows_ahead_bytes<T>(in_step), Output == block_output::none ? 0 : simd::rows_ahead_bytes<T>(y_step)};
+        for (; i < n; ++i, x += in_step, y += y_step)
+            scan_rows_into_carry<1, Output, Exclusive>(x, y, in_step, y_step, width, carry, before, scan, hints);
+    });
+}
+
+/// scan_band for a band whose prefix row may become known while the band is scanned (the parallel one-pass scan,
+/// where the compute type is the element type): in each column block, rows are written plain until `arriving()`
+/// gives the prefix row (m values; it is asked before each row and never waits), prefixed from then on.
+/// plain_rows[k] receives how many rows of column block k were written plain (offset_rows brings them to what the
+/// prefixed band stores). Rows one at a time: the scans that run in parallel stream from memory.
+template <bool Exclusive, class T, class Scan, class Arriving>
+void scan_band_as_prefix_arrives(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m,
+                                 const Scan& scan, simd::compute_t<T>* total, const Arriving& arriving, std::size_t* plain_rows) {
+    using C = simd::compute_t<T>;
+    const C* prefix = nullptr;
+    for_each_carry_block<T, false>(m, in_step < 0, total, scan, [&](std::size_t first, std::size_t width, C* carry) {
+        const T* x = input + first;
+        T* y = output + first;
+        // Hints stay within the band (as a line block's: another thread scans the band after it). Each row hints the
+        // row `ahead` rows on while there is one in the band; the band's first `ahead` rows are hinted as it starts.
+        const row_hints hints{simd::rows_ahead_bytes<T>(in_step), simd::rows_ahead_bytes<T>(out_step)};
+        const std::size_t ahead = std::max(simd::rows_ahead<T>(in_step), simd::rows_ahead<T>(out_step));
+        for (std::size_t r = 0; r < std::min(ahead, n); ++r) {
+            simd::prefetch_stream_start<false>(x + static_cast<std::ptrdiff_t>(r) * in_step, width * sizeof(T));
+            simd::prefetch_stream_start<true>(y + static_cast<std::ptrdiff_t>(r) * out_step, width * sizeof(T));
+        }
+        const auto hints_of = [&](std::size_t i) { return i + ahead < n ? hints : row_hints{}; };
+        std::size_t i = 0;
+        for (; i < n && prefix == nullptr && (prefix = arriving()) == nullptr; ++i, x += in_step, y += out_step)
+            scan_rows_into_carry<1, block_output::plain, Exclusive>(x, y, in_step, out_step, width, carry, nullptr, scan, hints_of(i));
+        plain_rows[first / carry_block_width<T>] = i;
+        for (; i < n; ++i, x += in_step, y += out_step)
+            scan_rows_into_carry<1, block_output::prefixed, Exclusive>(x, y, in_step, out_step, width, carry, prefix + first, scan, hints_of(i));
+    });
+}
+
+/// The prefix entering the band (or line block) after one: `total` (n values, the band's total) becomes
+/// prefix ∘ total, elementwise. Sequential and parallel scans chain their blocks through this one function.
+template <class T, class Scan>
+void chain_prefix(const simd::compute_t<T>* prefix, simd::compute_t<T>* total, std::size_t n, const Scan& scan) {
+    using C = simd::compute_t<T>;
+    using accumulator = typename Scan::accumulator;
+    constexpr std::size_t W = simd::lanes<T>;
+    // The tail loop starts from a bound of its own: carried over from the vector loop, GCC 12 -O2 took `j` for
+    // unbounded where this was inlined with constant sizes (a false -Waggressive-loop-optimizations error).
+    const std::size_t vectors_end = simd::vectorized ? n / W * W : 0;
+    for (std::size_t j = 0; j < vectors_end; j += W) simd::store(total + j, scan.lanes(simd::load(prefix + j), simd::load(total + j)));
+    for (std::size_t j = vectors_end; j < n; ++j)
+        total[j] = static_cast<C>(scan(static_cast<accumulator>(prefix[j]), static_cast<accumulator>(total[j])));
+}
+
+/// Band `b` (bands of `rows` rows; the last takes the rest) of an across-rows scan of n rows: see scan_band.
+template <block_output Output, bool Exclusive, class T, class Scan>
+void scan_rows_band(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m, std::size_t rows,
+                    std::size_t b, const Scan& scan, const simd::compute_t<T>* prefix, simd::compute_t<T>* total) {
+    const auto start = static_cast<std::ptrdiff_t>(b * rows);
+    T* y = Output == block_output::none ? output : output + start * out_step;
+    scan_band<Output, Exclusive>(input + start * in_step, y, std::min(rows, n - b * rows), in_step, out_step, m, scan, prefix, total,
+                                 groups_rows<T>(n, m));
+}
+
+/// More rows than one band: the bands in order, each one's prefix chained from the band before (policy.hpp, "Blocks").
+template <bool Exclusive, class T, class Scan>
+void scan_rows_in_bands(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m,
+                        std::size_t band, const Scan& scan) {
+    using C = simd::compute_t<T>;
+    std::vector<C> rows(2 * m);  // the prefix entering the band, and the band's total (then the next prefix)
+    C* prefix = rows.data();
+    C* total = rows.data() + m;
+    scan_rows_band<block_output::plain, Exclusive>(input, output, n, in_step, out_step, m, band, 0, scan, nullptr, prefix);
+    for (std::size_t b = 1; b * band < n; ++b) {
+        scan_rows_band<block_output::prefixed, Exclusive>(input, output, n, in_step, out_step, m, band, b, scan, prefix, total);
+        chain_prefix<T>(prefix, total, m, scan);
+        std::swap(prefix, total);
+    }
+}
+
+}  // namespace tensorops::detail

@@ -1,0 +1,162 @@
+// tensorops/ops/detail/scan/outer_rows.hpp — the row steps of a scan across rows (the axis is an outer dimension and
+// the innermost dimension is contiguous): combining rows, the kernel carried by the output, and groups of rows
+// passing a carry row through registers. Bands and register tiles build on these (outer_bands.hpp, outer.hpp).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <type_traits>
+
+#include "../../../iter/unroll.hpp"
+#include "../../../simd/pack.hpp"
+#include "../../../simd/prefetch.hpp"
+#include "../tuning.hpp"
+#include "policy.hpp"
+
+namespace tensorops::detail {
+
+// Algorithm. out[i, j] = out[i−1, j] ∘ x[i, j] for every column j (exclusive: ∘ x[i−1, j]), vectorised across j.
+// Three kernels, by size and type:
+//   register tiles      (input + output within L1) a tile of 4 vectors of columns walks down all rows with its
+//                       running values in registers;
+//   carried by output   each step streams one input row and the output row just written, which is still in L1
+//                       because the columns are processed in blocks of carried_block_bytes: the previous
+//                       output row is the running value itself, so no carry is stored twice;
+//   carry buffer        float16, whose outputs are rounded but whose running value must stay a float, an
+//                       in-place exclusive scan, which overwrites x[i−1] before it is needed, and every scan of
+//                       more than one band (its outputs are prefix ∘ running, not the running value): the running
+//                       row lives in a buffer of the compute type, and groups of carry_group_rows rows pass each
+//                       vector of it through a register (one carry load and store per group, not per row).
+
+/// out[j] = left[j] ∘ right[j] for j < width, with `left` a row or (Broadcast) one value.
+template <class T, class Scan, class Left>
+void combine_rows(const Left& left, const T* right, T* out, std::size_t width, const Scan& scan) {
+    using P = simd::pack<T>;
+    using accumulator = typename Scan::accumulator;
+    constexpr std::size_t W = P::size;
+    constexpr bool broadcast = !std::is_pointer_v<Left>;
+    const auto left_lanes = [&](std::size_t j) {
+        if constexpr (broadcast) return P(static_cast<simd::compute_t<T>>(left));
+        else return simd::load(left + j);
+    };
+    const auto left_value = [&](std::size_t j) {
+        if constexpr (broadcast) return static_cast<accumulator>(left);
+        else return static_cast<accumulator>(left[j]);
+    };
+    std::size_t j = 0;
+    for (; j + 4 * W <= width; j += 4 * W) {
+        const P r0 = scan.lanes(left_lanes(j), simd::load(right + j));
+        const P r1 = scan.lanes(left_lanes(j + W), simd::load(right + j + W));
+        const P r2 = scan.lanes(left_lanes(j + 2 * W), simd::load(right + j + 2 * W));
+        const P r3 = scan.lanes(left_lanes(j + 3 * W), simd::load(right + j + 3 * W));
+        simd::store(out + j, r0);
+        simd::store(out + j + W, r1);
+        simd::store(out + j + 2 * W, r2);
+        simd::store(out + j + 3 * W, r3);
+    }
+    for (; j + W <= width; j += W) simd::store(out + j, scan.lanes(left_lanes(j), simd::load(right + j)));
+    for (; j < width; ++j) out[j] = static_cast<T>(scan(left_value(j), static_cast<accumulator>(right[j])));
+}
+
+/// The carried-by-output kernel: n rows of m columns, in column blocks of carried_block_bytes, each output row
+/// combined from the one just written (which is the running value) and the next input row. Not for float16 (its
+/// outputs are rounded) nor an in-place exclusive scan (see the algorithm above).
+template <bool Exclusive, class T, class Scan>
+void scan_rows_carried_by_output(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step,
+                                 std::size_t m, const Scan& scan) {
+    using C = simd::compute_t<T>;
+    constexpr std::size_t block_width = carried_block_bytes / sizeof(C);
+    const auto identity = scan.identity();
+    for (std::size_t first = 0; first < m; first += block_width) {
+        const std::size_t width = std::min(block_width, m - first);
+        const T* x = input + first;
+        T* y = output + first;
+        if constexpr (Exclusive) std::fill(y, y + width, static_cast<T>(identity));
+        else combine_rows(identity, x, y, width, scan);
+        for (std::size_t i = 1; i < n; ++i) {
+            const T* previous = y;
+            y += out_step;
+            if constexpr (!Exclusive) x += in_step;
+            combine_rows(previous, x, y, width, scan);  // exclusive: x is still row i − 1
+            if constexpr (Exclusive) x += in_step;
+        }
+    }
+}
+
+/// The page hints of a walk along one row (scan_rows_into_carry with R = 1) for the rows some distance on: the input row
+/// `in_ahead` bytes on and the output row `out_ahead` bytes on (simd::rows_ahead_bytes; 0: no hint), read or written in
+/// the direction of the rows' pitch (downward when it is negative; the columns are walked downward when the input's is).
+struct row_hints {
+    std::ptrdiff_t in_ahead = 0, out_ahead = 0;
+
+    /// The hints for the step that reads [x, x + bytes) and writes [y, y + bytes).
+    template <class T>
+    [[gnu::always_inline]] void vector(const T* x, const T* y, std::size_t bytes) const noexcept {
+        if (in_ahead > 0) simd::prefetch_page_ahead(x, in_ahead, bytes);
+        else if (in_ahead < 0) simd::prefetch_page_below(x, -in_ahead, bytes);
+        if (out_ahead > 0) simd::prefetch_page_ahead<true>(y, out_ahead, bytes);
+        else if (out_ahead < 0) simd::prefetch_page_below<true>(y, -out_ahead, bytes);
+    }
+};
+
+/// R consecutive rows (x, y at row 0; steps in_step, out_step) of the columns [j, j + W) or, scalar, of column j:
+/// the running value comes from the carry, passes through the R rows in a register and goes back to the carry.
+template <std::size_t R, bool Exclusive, class T, class Scan, class Running, class Load, class Store>
+[[gnu::always_inline]] inline Running scan_row_group(Running running, const T* x, T* y, std::ptrdiff_t in_step, std::ptrdiff_t out_step,
+                                                     const Scan& scan, const Load& load, const Store& store) {
+    iter::unrolled<R>([&](auto r) {
+        const auto row = static_cast<std::ptrdiff_t>(r.value);
+        const Running value = load(x + row * in_step);  // read before the write: in place is safe
+        scan_step<Exclusive>(running, value, scan, [&](const Running& v) { store(y + row * out_step, v); });
+    });
+    return running;
+}
+
+/// Groups of R rows, each column's running value kept in the carry row between groups; the outputs are what
+/// Output says (`prefix`: the prefix row of a prefixed band, else unused). Columns are taken from the highest down
+/// when the rows are walked downwards in memory (in_step < 0, a DECREASING scan): the whole walk is then one
+/// descending stream, not a sawtooth (up one row, down two). The columns are independent: same results. The column
+/// steps are TENSOROPS_INLINE_STEP (simd/config.hpp): GCC 12 -O2 otherwise calls them through their closure, once per
+/// vector, which costs more than the step itself.
+template <std::size_t R, block_output Output, bool Exclusive, class T, class Scan>
+void scan_rows_into_carry(const T* x, T* y, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t width,
+                          simd::compute_t<T>* carry, const simd::compute_t<T>* prefix, const Scan& scan, const row_hints& hints = {}) {
+    using P = simd::pack<T>;
+    using C = simd::compute_t<T>;
+    using accumulator = typename Scan::accumulator;
+    constexpr std::size_t W = P::size;
+    const auto vector_scan = [&](const P& a, const P& b) { return scan.lanes(a, b); };
+    const auto vector_load = [](const T* at) { return simd::load(at); };
+    const auto scalar_load = [](const T* at) { return static_cast<accumulator>(*at); };
+    const auto vector_columns = [&](std::size_t j) TENSOROPS_INLINE_STEP {
+        P before;
+        if constexpr (Output == block_output::prefixed) before = simd::load(prefix + j);
+        const auto vector_store = [&](T* at, const P& running) TENSOROPS_INLINE_STEP {
+            if constexpr (Output == block_output::plain) simd::store(at, running);
+            else if constexpr (Output == block_output::prefixed) simd::store(at, scan.lanes(before, running));
+        };
+        hints.vector(x + j, y + j, W * sizeof(T));
+        simd::store(carry + j, scan_row_group<R, Exclusive>(simd::load(carry + j), x + j, y + j, in_step, out_step, vector_scan,
+                                                            vector_load, vector_store));
+    };
+    const auto scalar_column = [&](std::size_t j) TENSOROPS_INLINE_STEP {
+        accumulator before{};
+        if constexpr (Output == block_output::prefixed) before = static_cast<accumulator>(prefix[j]);
+        const auto scalar_store = [&](T* at, const accumulator& running) TENSOROPS_INLINE_STEP {
+            if constexpr (Output == block_output::plain) *at = static_cast<T>(running);
+            else if constexpr (Output == block_output::prefixed) *at = static_cast<T>(scan(before, running));
+        };
+        carry[j] = static_cast<C>(scan_row_group<R, Exclusive>(static_cast<accumulator>(carry[j]), x + j, y + j, in_step, out_step, scan,
+                                                               scalar_load, scalar_store));
+    };
+    const std::size_t vectors_end = width / W * W;
+    if (in_step >= 0) {
+        for (std::size_t j = 0; j < vectors_end; j += W) vector_columns(j);
+        for (std::size_t j = vectors_end; j < width; ++j) scalar_column(j);
+    } else {
+        for (std::size_t j = width; j-- > vectors_end;) scalar_column(j);
+        for (std::size_t j = vectors_end; j > 0;) vector_columns(j -= W);
+    }
+}
+
+}  // namespace tensorops::detail
