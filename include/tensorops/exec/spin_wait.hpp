@@ -40,9 +40,9 @@ template <class Predicate>
 }
 
 /// Returns once `flag` is true (acquire: what its setter wrote before a release store is visible). Spins first —
-/// the pieces that wait (ops/detail/scan/blocked.hpp) wait for the piece just before them, a few microseconds from setting
-/// it, and sleeping in atomic::wait costs every hand-over a futex wake-up: long scans on two threads measured slower
-/// sleeping than spinning (the figures: bench/journal/notes-reduce-and-log-sum-exp.md). After spin_checks checks
+/// the pieces that wait (ops/detail/scan/blocked.hpp) wait for the piece just before them, a few microseconds from
+/// setting it, and sleeping in atomic::wait costs every hand-over a futex wake-up: long scans on two threads measured
+/// slower sleeping than spinning (the figures: bench/journal/notes-reduce-and-log-sum-exp.md). After spin_checks checks
 /// (longer than a scan block takes) — more threads than cores, or a slow piece before — it sleeps in atomic::wait.
 inline void wait_until_set(const std::atomic<bool>& flag) noexcept {
     if (spin_until([&] { return flag.load(std::memory_order_acquire); })) return;

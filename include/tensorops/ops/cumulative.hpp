@@ -34,9 +34,6 @@ struct scan_options {
 
 namespace detail {
 
-/// The least share of each row a thread takes when an across-rows scan is cut by columns.
-inline constexpr std::size_t min_strip_bytes = std::size_t{16} << 10;
-
 template <class T, class Scan>
 void cumulative(const executor_ref& exec, std::string_view operation, tensor_view<const T> input, tensor_view<T> output,
                 const scan_options& options, const Scan& scan) {
@@ -64,7 +61,7 @@ void cumulative(const executor_ref& exec, std::string_view operation, tensor_vie
     const T* x = input.data();
     T* y = output.data();
     // Pieces (exec/split.hpp): sets of whole lines, each scanned as in the whole nest — or, when there are too few
-    // lines for the threads, the fixed blocks of each long scan (ops/detail/blocked_scan.hpp).
+    // lines for the threads, the fixed blocks of each long scan (ops/detail/scan/blocked.hpp).
     iter::axis_set lines;
     for (std::size_t d = 0; d < nest.rank; ++d)
         if (d != axis) lines.set(d);
@@ -73,7 +70,7 @@ void cumulative(const executor_ref& exec, std::string_view operation, tensor_vie
     const std::size_t last = nest.rank - 1;
     const std::size_t blocks = scan_blocks<T, Scan>(nest, axis);
     // Across rows, a cut by columns gives each thread a strip of every row: worth it only when the strips are
-    // wide (short strips defeat the prefetchers; measured 1.07× at two threads with 512-byte strips).
+    // wide (min_strip_bytes: short strips break each row's stream into pieces the prefetchers follow badly).
     if (blocks > 1 && axis != last && nest.sizes[last] * sizeof(T) < wanted * min_strip_bytes) lines.reset(last);
     const nest_cut cut = choose_cut(nest, lines, wanted, exec.concurrency());
     if constexpr (Scan::vectorizable && simd::vectorized) {  // only the vector kernels have blocks
@@ -124,7 +121,7 @@ void cumulative_sum(tensor_view<const std::type_identity_t<T>> input, tensor_vie
 /// cumulative_sum on an executor (exec/executor.hpp): sets of whole lines run on its threads, each line scanned
 /// exactly as sequentially, so the result is bit-identical. With fewer lines than threads, each long scan (a line,
 /// or rows scanned across, past 512 KiB) is cut into the fixed blocks the kernels compute it in
-/// anyway (ops/detail/blocked_scan.hpp). Tensors under ~512 KiB run on the calling thread.
+/// anyway (ops/detail/scan/blocked.hpp). Tensors under ~512 KiB run on the calling thread.
 template <additive T, class E>
     requires executor<std::remove_reference_t<E>>
 void cumulative_sum(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {

@@ -1,5 +1,5 @@
-// tensorops/ops/reduce.hpp — the twelve DirectML reduce functions and argmax / argmin over any set of axes
-// (DML_REDUCE_OPERATOR_DESC, DML_ARGMAX/ARGMIN_OPERATOR_DESC; SEMANTICS.md §2, §4, §5).
+// tensorops/ops/reduce.hpp — the twelve DirectML reduce functions over any set of axes (DML_REDUCE_OPERATOR_DESC;
+// SEMANTICS.md §2, §5); ARGMAX and ARGMIN through argmax / argmin (arg_reduce.hpp).
 #pragma once
 
 #include <array>
@@ -18,95 +18,15 @@
 #include "../exec/split.hpp"
 #include "../iter/plan.hpp"
 #include "arguments.hpp"
-#include "detail/arg_reduce/dispatch.hpp"
+#include "arg_reduce.hpp"
 #include "detail/log_sum_exp/dispatch.hpp"
 #include "detail/reduce/dispatch.hpp"
 #include "detail/reductions.hpp"
+#include "reduce_plan.hpp"
 
 namespace tensorops {
 
-/// The reduce functions, in DML_REDUCE_FUNCTION order (ARGMAX = 0 … SUM_SQUARE = 11).
-enum class reduce_function { argmax, argmin, average, l1, l2, log_sum, log_sum_exp, max, min, multiply, sum, sum_square };
-
 namespace detail {
-
-inline std::string_view function_name(reduce_function function) {
-    constexpr std::string_view names[] = {"ARGMAX", "ARGMIN", "AVERAGE", "L1",       "L2",  "LOG_SUM",
-                                          "LOG_SUM_EXP", "MAX", "MIN",  "MULTIPLY", "SUM", "SUM_SQUARE"};
-    const auto index = static_cast<std::size_t>(function);
-    return index < std::size(names) ? names[index] : "?";
-}
-
-/// `function` must be one of the twelve reduce functions (a cast can make an enum hold any other value).
-inline void require_function(std::string_view operation, reduce_function function) {
-    const auto value = static_cast<int>(function);
-    if (value < 0 || value > static_cast<int>(reduce_function::sum_square))
-        throw error(operation, "function", "is " + std::to_string(value) + ", not one of the twelve reduce functions (argmax = 0 … sum_square = 11)");
-}
-
-/// What a reduction call looks like once its arguments are checked: the planned nest and the group size.
-template <std::size_t Operands>
-struct reduce_plan {
-    iter::loop_nest<Operands> nest;
-    iter::axis_set reduced;  // positions in the nest
-    std::size_t count = 1;   // elements per group
-};
-
-/// Checks axes and the output's sizes and memory, then plans. `index_strides` adds the flat-index operand
-/// (argmax/argmin).
-template <std::size_t Operands, class T, class U>
-reduce_plan<Operands> plan_reduce(std::string_view operation, const tensor_view<const T>& input, const tensor_view<U>& output,
-                                  std::span<const std::size_t> axes) {
-    const std::size_t rank = input.rank();
-    if (axes.empty()) throw error(operation, "axes", "is empty; name at least one axis to reduce");
-    iter::axis_set reduced_axes;
-    for (std::size_t i = 0; i < axes.size(); ++i) {
-        if (axes[i] >= rank)
-            throw error(operation, "axes",
-                        "entry " + std::to_string(i) + " is " + std::to_string(axes[i]) + " but the input has rank " +
-                            std::to_string(rank) + "; every axis must be below the rank");
-        if (reduced_axes.test(axes[i])) throw error(operation, "axes", "names axis " + std::to_string(axes[i]) + " twice");
-        reduced_axes.set(axes[i]);
-    }
-    bool sizes_match = output.rank() == rank;
-    for (std::size_t d = 0; sizes_match && d < rank; ++d)
-        sizes_match = output.size(d) == (reduced_axes.test(d) ? 1 : input.size(d));
-    if (!sizes_match) {
-        std::array<std::size_t, max_rank> expected{};
-        for (std::size_t d = 0; d < rank; ++d) expected[d] = reduced_axes.test(d) ? 1 : input.size(d);
-        throw error(operation, "output",
-                    "has sizes " + describe(output.sizes()) + " but reducing input sizes " + describe(input.sizes()) +
-                        " over axes " + describe(axes) + " gives " + describe(std::span<const std::size_t>(expected.data(), rank)) +
-                        " (the rank is kept, reduced axes become 1)");
-    }
-    require_unique(operation, "output", output);
-    require_disjoint(operation, "output", output, "input", input);
-
-    reduce_plan<Operands> plan;
-    iter::loop_request<Operands> request;
-    request.rank = rank;
-    std::ptrdiff_t index_stride = 1;
-    for (std::size_t d = rank; d-- > 0;) {
-        request.sizes[d] = input.size(d);
-        request.strides[1][d] = input.stride(d);
-        if (reduced_axes.test(d)) {
-            request.group[d] = 1;
-            request.strides[0][d] = 0;
-            plan.count *= input.size(d);
-            if constexpr (Operands == 3) {  // argmax/argmin: walk each group in increasing flat index
-                request.ordered.set(d);
-                request.strides[2][d] = index_stride;
-                index_stride *= static_cast<std::ptrdiff_t>(input.size(d));
-            }
-        } else {
-            request.strides[0][d] = output.stride(d);
-        }
-    }
-    plan.nest = iter::plan_loops(request);
-    for (std::size_t d = 0; d < plan.nest.rank; ++d)
-        if (plan.nest.group[d] == 1) plan.reduced.set(d);
-    return plan;
-}
 
 /// Writes the value SEMANTICS.md §5 gives an empty group to every output element.
 template <class T, class U>
@@ -227,25 +147,6 @@ void reduce_values(const executor_ref& exec, const tensor_view<const T>& input, 
     }
 }
 
-template <class T, class I>
-void arg_reduce(const executor_ref& exec, std::string_view operation, bool maximum, const tensor_view<const T>& input,
-                const tensor_view<I>& output, std::span<const std::size_t> axes, axis_direction direction) {
-    require_direction(operation, "direction", direction);
-    const auto plan = plan_reduce<3>(operation, input, output, axes);
-    if (output.empty()) return;
-    if (plan.count == 0) throw error(operation, "input", "has an empty reduced axis: an empty group has no index of an extreme");
-    if (plan.count - 1 > static_cast<std::uint64_t>(std::numeric_limits<I>::max()))
-        throw error(operation, "output",
-                    "has an index type whose largest value " + std::to_string(std::numeric_limits<I>::max()) +
-                        " cannot hold the last index " + std::to_string(plan.count - 1) + " of the reduced group");
-    const bool last = direction == axis_direction::decreasing;
-    const index_output indices(output.data());
-    if (maximum && last) run_arg_reduce_on<true, true>(exec, input.data(), indices, plan.nest, plan.reduced);
-    else if (maximum) run_arg_reduce_on<true, false>(exec, input.data(), indices, plan.nest, plan.reduced);
-    else if (last) run_arg_reduce_on<false, true>(exec, input.data(), indices, plan.nest, plan.reduced);
-    else run_arg_reduce_on<false, false>(exec, input.data(), indices, plan.nest, plan.reduced);
-}
-
 }  // namespace detail
 
 /// Reduces `input` over `axes` into `output` (rank kept: size 1 on every reduced axis, input sizes elsewhere).
@@ -310,64 +211,6 @@ template <class In, class U>
     requires element<std::remove_const_t<In>> && element<U>
 void reduce(tensor_view<In> input, tensor_view<U> output, reduce_function function, std::initializer_list<std::size_t> axes) {
     reduce(sequential, input, output, function, std::span<const std::size_t>(axes.begin(), axes.size()));
-}
-
-/// Index of the largest element of each group, row-major flattened over `axes` (in increasing axis order).
-/// direction increasing: the first largest (ties resolve to the lowest index); decreasing: the last largest.
-/// NaN counts as larger than everything: the first (or last) NaN wins. Output: int32/int64/uint32/uint64 with
-/// size 1 on every reduced axis; N − 1 must fit the index type. Errors as reduce(), plus an empty group and a
-/// direction that is not an axis_direction ("direction"); failures (a user type's < or copy throwing) as reduce().
-/// Executor: as reduce().
-template <class E, class In, index_element I>
-    requires executor<std::remove_reference_t<E>> && totally_ordered_element<std::remove_const_t<In>>
-void argmax(E&& exec, tensor_view<In> input, tensor_view<I> output, std::span<const std::size_t> axes,
-            axis_direction direction = axis_direction::increasing) {
-    detail::arg_reduce(exec, "argmax", true, tensor_view<const std::remove_const_t<In>>(input), output, axes, direction);
-}
-template <class E, class In, index_element I>
-    requires executor<std::remove_reference_t<E>> && totally_ordered_element<std::remove_const_t<In>>
-void argmax(E&& exec, tensor_view<In> input, tensor_view<I> output, std::initializer_list<std::size_t> axes,
-            axis_direction direction = axis_direction::increasing) {
-    argmax(exec, input, output, std::span<const std::size_t>(axes.begin(), axes.size()), direction);
-}
-template <class In, index_element I>
-    requires totally_ordered_element<std::remove_const_t<In>>
-void argmax(tensor_view<In> input, tensor_view<I> output, std::span<const std::size_t> axes,
-            axis_direction direction = axis_direction::increasing) {
-    argmax(sequential, input, output, axes, direction);
-}
-template <class In, index_element I>
-    requires totally_ordered_element<std::remove_const_t<In>>
-void argmax(tensor_view<In> input, tensor_view<I> output, std::initializer_list<std::size_t> axes,
-            axis_direction direction = axis_direction::increasing) {
-    argmax(sequential, input, output, std::span<const std::size_t>(axes.begin(), axes.size()), direction);
-}
-
-/// Index of the smallest element of each group; as argmax (errors and failures too), with NaN counting as smaller
-/// than everything.
-template <class E, class In, index_element I>
-    requires executor<std::remove_reference_t<E>> && totally_ordered_element<std::remove_const_t<In>>
-void argmin(E&& exec, tensor_view<In> input, tensor_view<I> output, std::span<const std::size_t> axes,
-            axis_direction direction = axis_direction::increasing) {
-    detail::arg_reduce(exec, "argmin", false, tensor_view<const std::remove_const_t<In>>(input), output, axes, direction);
-}
-template <class E, class In, index_element I>
-    requires executor<std::remove_reference_t<E>> && totally_ordered_element<std::remove_const_t<In>>
-void argmin(E&& exec, tensor_view<In> input, tensor_view<I> output, std::initializer_list<std::size_t> axes,
-            axis_direction direction = axis_direction::increasing) {
-    argmin(exec, input, output, std::span<const std::size_t>(axes.begin(), axes.size()), direction);
-}
-template <class In, index_element I>
-    requires totally_ordered_element<std::remove_const_t<In>>
-void argmin(tensor_view<In> input, tensor_view<I> output, std::span<const std::size_t> axes,
-            axis_direction direction = axis_direction::increasing) {
-    argmin(sequential, input, output, axes, direction);
-}
-template <class In, index_element I>
-    requires totally_ordered_element<std::remove_const_t<In>>
-void argmin(tensor_view<In> input, tensor_view<I> output, std::initializer_list<std::size_t> axes,
-            axis_direction direction = axis_direction::increasing) {
-    argmin(sequential, input, output, std::span<const std::size_t>(axes.begin(), axes.size()), direction);
 }
 
 }  // namespace tensorops

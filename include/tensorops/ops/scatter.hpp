@@ -88,13 +88,12 @@ inline void require_scatter_shapes(std::string_view operation, const layout& inp
                         " (indices.shape[:-1] ++ input.shape[k:], k = " + std::to_string(k) + ")");
 }
 
-/// Applies the updates of every tuple (owner == nullptr) or of the tuples one piece owns (index_tuples.hpp,
+/// Applies the updates of every tuple (owner == nullptr) or of the tuples one piece owns (detail/tuples/offsets.hpp,
 /// tuple_owner), in row-major order of the index array. `slice` walks one tuple's slice (operand 0 in output,
 /// operand 1 in updates). Without a reduction, trivially copyable elements whose slices are single elements or
-/// contiguous runs take the fused copy of index_tuples.hpp; everything else goes chunk by chunk through
-/// combine_element / combine_nest, as do the pieces. (Single elements through the chunks' array of offsets: on an
-/// AMD Zen 5, 1M random f32 into 16 MiB took 2.8–2.9 ms against 2.1–2.2 ms fused, the plain loop 1.6–1.8 ms — the
-/// array's stores queue in the store buffer behind the random stores; on the Intel host the chunks were as fast.)
+/// contiguous runs take the fused copy (detail/tuples/fused_copy.hpp); everything else goes chunk by chunk through
+/// combine_element / combine_nest, as do the pieces. (Single elements through the chunks' array of offsets are
+/// slower: the array's stores queue in the store buffer behind the random stores.)
 /// The fused copy hints its slices simd::tuples_ahead tuples on (see move_slices), the chunks one chunk on
 /// (for_each_tuple_chunk).
 template <combine Op, class T>

@@ -190,4 +190,8 @@ inline constexpr std::size_t tuple_chunk = 32;
 /// hints for as many tuples of the next chunk: hints go out a few at a time, as the work frees the miss buffers.
 inline constexpr std::size_t hint_group = 8;
 
+/// The least share of each row a thread takes when an across-rows scan is cut by columns (ops/cumulative.hpp): a
+/// narrower strip breaks each row's stream into pieces the hardware prefetchers follow badly.
+inline constexpr std::size_t min_strip_bytes = std::size_t{16} << 10;
+
 }  // namespace tensorops::detail

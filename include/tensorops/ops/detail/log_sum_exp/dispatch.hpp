@@ -54,7 +54,7 @@ void run_log_sum_exp_on(const executor_ref& exec, const T* input, T* output, con
     if constexpr (log_sum_exp_reduction<T>::vectorizable && simd::vectorized) {
         constexpr std::size_t W = simd::lanes<T>;
         if (is_one_contiguous_line(nest, reduced, W)) {
-            output[nest.offsets[0]] = log_sum_exp_of_run(&exec, input + nest.offsets[1], nest.sizes[0], count, log_sum_exp_reduction<T>{});
+            output[nest.offsets[0]] = log_sum_exp_of_run(&exec, input + nest.offsets[1], nest.sizes[0], count);
             return;
         }
         if (log_sum_exp_runs_on(exec, input, output, nest, reduced, count)) return;

@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "../../../exec/executor.hpp"
-#include "../../../iter/nd_loop.hpp"
 #include "../../../exec/split.hpp"
+#include "../../../iter/nd_loop.hpp"
 #include "../fixed_blocks.hpp"
 #include "../reduce_nest.hpp"
-#include "../stream_hints.hpp"
 #include "../reductions.hpp"
+#include "../stream_hints.hpp"
 #include "stretch.hpp"
 
 namespace tensorops::detail {
@@ -36,8 +36,10 @@ log_sum_exp_state<accumulator_t<T>> log_sum_exp_run_in_blocks(const executor_ref
 /// does not serve, its two passes; any other from its blocks' state (log_sum_exp_run_in_blocks, on *exec if not null).
 /// The same bits whatever exec, and wherever the run lies (a line alone or a row of many).
 /// `hint_lines`: see hint_stream_step.
-template <class T, class R>
-T log_sum_exp_of_run(const executor_ref* exec, const T* x, std::size_t length, std::size_t count, const R& r, bool hint_lines = true) {
+template <class T>
+T log_sum_exp_of_run(const executor_ref* exec, const T* x, std::size_t length, std::size_t count, bool hint_lines = true) {
+    using R = log_sum_exp_reduction<T>;
+    const R r{};
     const auto finish = [&](const log_sum_exp_state<typename R::accumulator>& state) {
         return r.finish(state.sum, count, R::shift_for(state.maximum));
     };
@@ -91,7 +93,7 @@ void reduce_inner_log_sum_exp(const T* input, T* output, const reduce_nests<>& p
     if (grouped.runs.rank == 0) {  // one run per output
         const std::ptrdiff_t run_offset = grouped.runs.offsets[1];
         iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {
-            output[at[0]] = log_sum_exp_of_run(nullptr, input + at[1] + run_offset, grouped.length, count, r, hint_lines);
+            output[at[0]] = log_sum_exp_of_run(nullptr, input + at[1] + run_offset, grouped.length, count, hint_lines);
         });
         return;
     }
