@@ -196,6 +196,15 @@ public:
         }
         for (std::size_t i = 1; i < count; ++i)  // insertion sort by stride magnitude (≤ 8 entries)
             for (std::size_t j = i; j > 0 && magnitude[order[j]] < magnitude[order[j - 1]]; --j) std::swap(order[j], order[j - 1]);
+        {  // rule 1 for every dimension — every layout the peers accept — settles it without listing anything
+            std::size_t below = 0;
+            bool nested = true;
+            for (std::size_t i = 0; i < count && nested; ++i) {
+                nested = magnitude[order[i]] > below;
+                below += magnitude[order[i]] * (sizes_[order[i]] - 1);
+            }
+            if (nested) return layout_uniqueness::unique;
+        }
 
         std::array<std::size_t, unique_enumeration_limit> offsets;  // S while `listed`: offsets[0, listed)
         offsets[0] = 0;
