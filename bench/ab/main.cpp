@@ -1,0 +1,90 @@
+// Paired A/B of the tree at the session's start (old) and now (new), in one process: interleaved rounds, the median of
+// per-round ratios new/old. Each timing: the best of `calls` consecutive calls.
+#include "ops.hpp"
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+using namespace ab;
+static double time_best(void (*run)(const call&, const void*, void*), const call& c, const void* x, void* y, int calls) {
+    double best = 1e30;
+    for (int i = 0; i < calls; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        run(c, x, y);
+        const auto t1 = std::chrono::steady_clock::now();
+        best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
+    }
+    return best;
+}
+static const char* fname(fn f) { const char* n[] = {"sum", "max", "lse", "multiply", "argmax", "cumsum"}; return n[int(f)]; }
+static const char* tname(dtype t) { const char* n[] = {"f32", "f64", "f16", "i8", "i32"}; return n[int(t)]; }
+static std::size_t tsize(dtype t) { const std::size_t s[] = {4, 8, 2, 1, 4}; return s[int(t)]; }
+int main(int argc, char** argv) {
+    const int rounds = argc > 1 ? std::atoi(argv[1]) : 21;
+    const std::size_t big = std::size_t{64} << 20, small = std::size_t{1} << 20;
+    std::vector<unsigned char> xs(big + 4096), ys(3 * big);
+    std::mt19937 gen(1);
+    std::uniform_real_distribution<float> u(0.5f, 1.5f);
+    // Values in [0.5, 1.5) for every type (int8 rows get 0/1: fine for timing).
+    for (std::size_t i = 0; i + 4 <= big; i += 4) { float v = u(gen); std::memcpy(&xs[i], &v, 4); }
+    void* x = xs.data(); void* y = ys.data();
+    for (std::size_t i = 0; i < big / 2; ++i) { std::uint16_t h = 0x3C00; std::memcpy(&xs[2 * i], &h, 2); }  // overwritten per type below
+    std::vector<call> cases;
+    const auto add = [&](fn f, dtype t, std::size_t width, std::vector<std::vector<std::size_t>> axes_list, std::vector<std::size_t> sizes_bytes,
+                         std::vector<int> threads_list) {
+        for (int threads : threads_list)
+            for (std::size_t bytes : sizes_bytes)
+                for (const auto& axes : axes_list) cases.push_back({f, t, {bytes / tsize(t) / width, width}, axes, threads});
+    };
+    const std::vector<std::vector<std::size_t>> all_layouts = {{1}, {0}, {0, 1}}, rows_only = {{1}}, two_layouts = {{1}, {0}};
+    if (std::getenv("AB_TINY")) {
+        for (fn f : {fn::sum, fn::max, fn::lse, fn::argmax, fn::cumsum}) { add(f, dtype::f32, 16, two_layouts, {1024}, {1}); add(f, dtype::f32, 1024, two_layouts, {std::size_t{1} << 16}, {1}); }
+    } else
+    for (dtype t : {dtype::f32, dtype::f16, dtype::f64, dtype::i8}) {
+        const bool f32 = t == dtype::f32, floating = t != dtype::i8;
+        for (fn f : {fn::sum, fn::max, fn::lse, fn::multiply, fn::argmax, fn::cumsum}) {
+            if (f == fn::lse && !floating) continue;
+            if (!f32 && (f == fn::multiply || f == fn::cumsum || f == fn::argmax)) continue;
+            add(f, t, 1024, f == fn::cumsum || f == fn::argmax ? two_layouts : all_layouts, {big}, {1, 2});
+            add(f, t, 1024, two_layouts, {small}, {1});
+            if (f == fn::cumsum || f == fn::multiply) continue;
+            for (std::size_t width : {std::size_t{64}, std::size_t{8}, std::size_t{3}}) add(f, t, width, rows_only, {big}, {1});
+        }
+    }
+    std::printf("case,threads,bytes,median_new_over_old,min_ratio,max_ratio,old_best_ms,new_best_ms\n");
+    const char* filter = std::getenv("AB_FILTER");
+    for (const call& c : cases) {
+        if (filter) {
+            std::string name = std::string(fname(c.f)) + " " + tname(c.t) + " " + std::to_string(c.sizes[1]) + " " + std::to_string(c.axes[0]) + std::to_string(c.axes.size()) + " " + std::to_string(c.threads);
+            if (name.find(filter) == std::string::npos) continue;
+        }
+        // data per type: floats 0.5..1.5 (f64 too), halves 1.0, int8 small
+        static int filled = -1;
+        if (int(c.t) != filled) {
+        filled = int(c.t);
+        if (c.t == dtype::f64) { for (std::size_t i = 0; i + 8 <= big; i += 8) { double v = u(gen); std::memcpy(&xs[i], &v, 8); } }
+        if (c.t == dtype::f16) { for (std::size_t i = 0; i + 2 <= big; i += 2) { std::uint16_t h = std::uint16_t(0x3800 + (gen() & 0x3FF)); std::memcpy(&xs[i], &h, 2); } }
+        if (c.t == dtype::i8) { for (std::size_t i = 0; i < big; ++i) xs[i] = (unsigned char)(gen() & 7); }
+        if (c.t == dtype::f32) { for (std::size_t i = 0; i + 4 <= big; i += 4) { float v = u(gen); std::memcpy(&xs[i], &v, 4); } }
+        }
+        const std::size_t bytes = c.sizes[0] * c.sizes[1] * tsize(c.t);
+        const int calls = bytes >= big ? 3 : bytes >= small ? 20 : 2000;
+        run_old(c, x, y); run_new(c, x, y);
+        std::vector<double> ratios; double best_old = 1e30, best_new = 1e30;
+        for (int r = 0; r < rounds; ++r) {
+            double to, tn;
+            if (r % 2 == 0) { to = time_best(run_old, c, x, y, calls); tn = time_best(run_new, c, x, y, calls); }
+            else { tn = time_best(run_new, c, x, y, calls); to = time_best(run_old, c, x, y, calls); }
+            ratios.push_back(tn / to); best_old = std::min(best_old, to); best_new = std::min(best_new, tn);
+        }
+        std::sort(ratios.begin(), ratios.end());
+        std::string axes; for (auto a : c.axes) axes += std::to_string(a);
+        std::printf("%s %s [%zu,%zu] axes %s,%d,%zu,%.3f,%.3f,%.3f,%.4f,%.4f\n", fname(c.f), tname(c.t), c.sizes[0], c.sizes[1], axes.c_str(),
+                    c.threads, bytes, ratios[ratios.size() / 2], ratios.front(), ratios.back(), best_old * 1e3, best_new * 1e3);
+        std::fflush(stdout);
+    }
+}
