@@ -128,8 +128,8 @@ template <std::size_t W, std::size_t L, class P, class R>
 /// (sign- or zero-extended on load, simd::load_widened). Integer reductions keep their value modulo 2^n in wider
 /// lanes (sums, products: every T's reduction wraps) or exactly (max, min), so the truncated results are the narrow
 /// lanes' bit for bit; and eight uint8 rows of 3 become three registers of eight lanes, which the 32-bit permutes
-/// and blends take apart (reduce_narrow_rows), where the short-row kernel read one 32-lane register a row and folded
-/// it: 1.8 ns a row against ~0.2 for float rows.
+/// and blends take apart (reduce_narrow_rows), where the short-row kernel reads one 32-lane register a row and folds
+/// it (the figures: bench/journal/notes-reduce-and-log-sum-exp.md).
 template <class T>
 using narrow_row_lane_t =
     std::conditional_t<std::is_integral_v<T> && (sizeof(T) < 4), std::conditional_t<std::is_signed_v<T>, std::int32_t, std::uint32_t>, T>;
