@@ -6,6 +6,8 @@
 #include <array>
 #include <cstddef>
 
+#include "../../exec/executor.hpp"
+#include "../../exec/split.hpp"
 #include "../../iter/nd_loop.hpp"
 #include "../../iter/plan.hpp"
 #include "tuning.hpp"
@@ -119,6 +121,20 @@ void for_each_kept_stretch(const reduce_nests<>& parts, Stretch&& stretch) {
     innermost.set(last);
     iter::for_each_element(iter::remove_dimensions(parts.kept, innermost),
                            [&](const std::array<std::ptrdiff_t, 2>& at) { stretch(at[0], at[1], columns); });
+}
+
+/// One output over several contiguous runs (is_one_output_of_runs, runs of at least `lanes` elements) that the executor
+/// wants cut into two pieces or more: calls one(output offset, input offset, its runs, the pieces wanted) and returns
+/// true; anything else: false, having done nothing.
+template <class T, class One>
+bool for_the_output_of_runs(const executor_ref& exec, const iter::loop_nest<2>& nest, iter::axis_set reduced, std::size_t lanes, One&& one) {
+    if (!is_one_output_of_runs(nest, reduced, lanes)) return false;
+    const std::size_t wanted = wanted_pieces(exec, nest.element_count() * sizeof(T));
+    if (wanted < 2) return false;
+    const auto parts = split_reduce_nest(nest, reduced);
+    const group_runs grouped = runs_of_group(parts.group);
+    iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) { one(at[0], at[1], grouped, wanted); });
+    return true;
 }
 
 }  // namespace tensorops::detail

@@ -110,16 +110,11 @@ template <class T>
 bool log_sum_exp_runs_on(const executor_ref& exec, const T* input, T* output, const iter::loop_nest<2>& nest, iter::axis_set reduced,
                          std::size_t count) {
     using R = log_sum_exp_reduction<T>;
-    if (!is_one_output_of_runs(nest, reduced, simd::lanes<T>)) return false;
-    const std::size_t wanted = wanted_pieces(exec, nest.element_count() * sizeof(T));
-    if (wanted < 2) return false;
-    const auto parts = split_reduce_nest(nest, reduced);
-    const group_runs grouped = runs_of_group(parts.group);
-    iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {  // the one output
-        const auto state = log_sum_exp_of_runs(&exec, wanted, input + at[1], grouped.runs, grouped.length);
-        output[at[0]] = R{}.finish(state.sum, count, R::shift_for(state.maximum));
-    });
-    return true;
+    const auto one = [&](std::ptrdiff_t y, std::ptrdiff_t x, const group_runs& grouped, std::size_t wanted) {
+        const auto state = log_sum_exp_of_runs(&exec, wanted, input + x, grouped.runs, grouped.length);
+        output[y] = R{}.finish(state.sum, count, R::shift_for(state.maximum));
+    };
+    return for_the_output_of_runs<T>(exec, nest, reduced, simd::lanes<T>, one);
 }
 
 }  // namespace tensorops::detail

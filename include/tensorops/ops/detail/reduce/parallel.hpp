@@ -120,16 +120,11 @@ bool reduce_line_in_chunks(const executor_ref& exec, const T* x, T* y, std::size
 template <class T, class R>
 bool reduce_runs_on(const executor_ref& exec, const T* input, T* output, const iter::loop_nest<2>& nest, iter::axis_set reduced,
                     std::size_t count, const R& r) {
-    if (!is_one_output_of_runs(nest, reduced, simd::lanes<T>)) return false;
-    const std::size_t wanted = wanted_pieces(exec, nest.element_count() * sizeof(T));
-    if (wanted < 2) return false;
-    const auto parts = split_reduce_nest(nest, reduced);
-    const group_runs grouped = runs_of_group(parts.group);
-    iter::for_each_element(parts.kept, [&](const std::array<std::ptrdiff_t, 2>& at) {  // the one output
+    const auto one = [&](std::ptrdiff_t y, std::ptrdiff_t x, const group_runs& grouped, std::size_t wanted) {
         const typename R::accumulator no_shift = r.identity();
-        output[at[0]] = r.finish(accumulate_run_chunks(&exec, wanted, input + at[1], grouped.runs, grouped.length, r, no_shift), count, no_shift);
-    });
-    return true;
+        output[y] = r.finish(accumulate_run_chunks(&exec, wanted, input + x, grouped.runs, grouped.length, r, no_shift), count, no_shift);
+    };
+    return for_the_output_of_runs<T>(exec, nest, reduced, simd::lanes<T>, one);
 }
 
 }  // namespace tensorops::detail
