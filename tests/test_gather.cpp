@@ -389,3 +389,17 @@ TEST_CASE("gather_nd: views whose bytes overflow the address arithmetic are refu
     tt::expect_error([&] { gather_nd(sequential, x, i, tensor_view<float>(y.data(), {2}, {two_62})); }, "tensor_view", "strides");
     CHECK(y == std::vector<float>(2, 7.0f));
 }
+
+// A default-constructed view addresses nothing (rank 1, size 0): given where an operator's output or updates must hold
+// elements — here a rank-0 output of one element, which a rank-0 default view had matched while pointing nowhere —
+// it is refused by its sizes, never written through.
+TEST_CASE("gather_nd and scatter_nd: a default-constructed view is refused by its sizes, never read or written", "[gather][scatter]") {
+    const float x[4] = {1, 2, 3, 4};
+    const std::int64_t at[1] = {2};
+    const tensor_view<const float> input(x, {4});
+    const tensor_view<const std::int64_t> one_tuple(at, {1});
+    tt::expect_error([&] { gather_nd(input, one_tuple, tensor_view<float>{}); }, "gather_nd", "output");
+    float y[4] = {0, 0, 0, 0};
+    tt::expect_error([&] { scatter_nd(input, one_tuple, tensor_view<const float>{}, tensor_view<float>(y, {4})); }, "scatter_nd", "updates");
+    CHECK(y[0] == 0.0f);
+}

@@ -104,6 +104,18 @@ TEST_CASE("tensor_view: rank 0 and empty views") {
     CHECK(empty.is_unique());
 }
 
+TEST_CASE("tensor_view: a default-constructed view is empty: rank 1, size 0, no data") {
+    const tensor_view<float> none;
+    CHECK(none.rank() == 1);
+    CHECK(none.size(0) == 0);
+    CHECK(none.empty());
+    CHECK(none.element_count() == 0);
+    CHECK(none.data() == nullptr);
+    CHECK(none.is_unique());
+    const tensor_view<const float> also_none = none;
+    CHECK(also_none.empty());
+}
+
 TEST_CASE("tensor_view: checked access") {
     std::vector<int> buffer(6);
     tensor_view<int> v(buffer.data(), {2, 3});

@@ -47,7 +47,8 @@ public:
     using element_type = T;
     using value_type = std::remove_cv_t<T>;
 
-    /// An empty description: rank 0, no data. Assign a real view before use.
+    /// An empty view: rank 1, size 0, no data — nothing to read or write, so an operator given one as an argument that
+    /// must hold elements reports its sizes instead of touching memory. Assign a real view before use.
     tensor_view() noexcept = default;
 
     /// A packed row-major view (the last dimension has stride 1).
@@ -272,6 +273,7 @@ private:
                 throw error("tensor_view", "sizes", "the element count overflows std::ptrdiff_t");
             else count *= sizes[d];
         }
+        for (std::size_t d = rank_; d < max_rank; ++d) sizes_[d] = 1;  // past the rank, as before any assignment
         std::size_t below = 0, above = 0;  // elements addressed below and above data (each ≤ max_span − 1)
         if (packed) {
             if (!is_empty && count > max_span)
@@ -319,8 +321,8 @@ private:
     }
 
     T* data_ = nullptr;
-    std::size_t rank_ = 0;
-    extents_array sizes_ = {1, 1, 1, 1, 1, 1, 1, 1};
+    std::size_t rank_ = 1;                             // a default view is empty: rank 1, size 0
+    extents_array sizes_ = {0, 1, 1, 1, 1, 1, 1, 1};
     strides_array strides_ = {};
 };
 
