@@ -52,6 +52,15 @@ constexpr bool runs_in_this_build(std::size_t index, std::size_t sanitized_share
     return !sanitized_build || index % sanitized_share == 0;
 }
 
+/// The position of T in the type list List (a std::tuple): tests of large tensors let each type take a different share
+/// of their shapes in the sanitised builds (runs_in_this_build(shape_number + type_position<T, List>, 4)).
+template <class T, class List>
+constexpr std::size_t type_position = []<class... Types>(std::type_identity<std::tuple<Types...>>) {
+    std::size_t position = 0;
+    const bool found = ((std::is_same_v<T, Types> || (++position, false)) || ...);
+    return found ? position : sizeof...(Types);
+}(std::type_identity<List>{});
+
 // ---------------------------------------------------------------------------------------------
 // Element types.
 

@@ -131,12 +131,9 @@ inline constexpr std::size_t arg_extreme_panel = 1024;
 
 /// Bytes (of the input element type) per block of a long contiguous line: on several threads part of a block is
 /// written before the prefix entering it arrives and offset from the core's L2 afterwards, so a block must fit in
-/// L2 with room to spare. TENSOROPS_SCAN_BLOCK_BYTES (a power of two of at least 16 KiB) overrides it, for a core
-/// whose L2 is another size; floating results of long scans change with it, never with the threads.
-#ifndef TENSOROPS_SCAN_BLOCK_BYTES
-#define TENSOROPS_SCAN_BLOCK_BYTES (std::size_t{512} << 10)
-#endif
-inline constexpr std::size_t scan_block_bytes = TENSOROPS_SCAN_BLOCK_BYTES;
+/// L2 with room to spare. Part of the semantics: floating results of long scans are rounded at these blocks (the
+/// same for every thread count and build), so it is a fixed constant, never a build option.
+inline constexpr std::size_t scan_block_bytes = std::size_t{512} << 10;
 
 /// Bytes per part of a line block scanned in parallel, the prefix looked for before each part: small against a
 /// block, so a block switches to prefixed output soon after its prefix arrives. A multiple of twice every vector
@@ -144,19 +141,12 @@ inline constexpr std::size_t scan_block_bytes = TENSOROPS_SCAN_BLOCK_BYTES;
 inline constexpr std::size_t line_part_bytes = std::size_t{8} << 10;
 
 static_assert(scan_block_bytes >= 2 * line_part_bytes && (scan_block_bytes & (scan_block_bytes - 1)) == 0,
-              "TENSOROPS_SCAN_BLOCK_BYTES must be a power of two of at least 16 KiB");
+              "scan_block_bytes must be a power of two of at least two line parts");
 
 /// Bytes (of the input element type) per band of rows scanned across, at least one row: four line blocks, because
 /// threads scanning neighbouring bands at once read streams that close together slowly (as reduce/outer.hpp's
-/// row_units keep paired rows far apart). TENSOROPS_SCAN_BAND_BYTES (at least 1 KiB) overrides it, as
-/// TENSOROPS_SCAN_BLOCK_BYTES does the blocks (some test builds set both small, so that the tests meet their edges
-/// in small tensors: tools/run-tests.sh).
-#ifndef TENSOROPS_SCAN_BAND_BYTES
-#define TENSOROPS_SCAN_BAND_BYTES (std::size_t{2} << 20)
-#endif
-inline constexpr std::size_t scan_band_bytes = TENSOROPS_SCAN_BAND_BYTES;
-
-static_assert(scan_band_bytes >= 1024, "TENSOROPS_SCAN_BAND_BYTES must be at least 1 KiB");
+/// row_units keep paired rows far apart). Part of the semantics as scan_block_bytes is: a fixed constant.
+inline constexpr std::size_t scan_band_bytes = std::size_t{2} << 20;
 
 /// Bytes of the compute type per column block of the carry-buffer kernel: a band walks its rows once per column
 /// block, and reading every row in narrow pieces is served slowly, so blocks are wide while the carry row still

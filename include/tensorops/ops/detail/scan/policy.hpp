@@ -13,7 +13,7 @@
 // In place (output == input exactly) is safe in all three: each element is read before it is written.
 //
 // Blocks. A long scan (a contiguous line of more than scan_block_bytes, or rows scanned across of more than
-// scan_band_bytes: tuning.hpp, unless a build defines otherwise) is computed
+// scan_band_bytes: fixed constants in tuning.hpp) is computed
 // in fixed blocks along its axis — lines in blocks of scan_block_bytes, rows in bands of band_rows(…) — each block
 // scanned from the identity (its local running value r) and its outputs written as P ∘ r, where P, the prefix
 // entering the block, is chained on from the block before: P₁ = total₀, P_b+1 = P_b ∘ total_b. The first
