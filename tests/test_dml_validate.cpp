@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -114,14 +115,20 @@ TEST_CASE("dml: calc_buffer_tensor_size never overflows: 64-bit arithmetic, satu
     CHECK(calc_buffer_tensor_size(desc) == std::uint64_t{1} << 32);
 }
 
-TEST_CASE("dml: calc_buffer_tensor_size rejects an unknown data type, a rank outside 1..8 and null sizes") {
+TEST_CASE("dml: calc_buffer_tensor_size rejects an unknown data type, a rank above 8 and null sizes") {
     const std::uint32_t sizes[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
     const std::string operation = "dml::calc_buffer_tensor_size";
     expect_error([&] { (void)calc_buffer_tensor_size({type::unknown, 1, sizes, nullptr, 0, 0}); }, operation, "data_type");
     expect_error([&] { (void)calc_buffer_tensor_size({static_cast<type>(12), 1, sizes, nullptr, 0, 0}); }, operation, "data_type");
-    expect_error([&] { (void)calc_buffer_tensor_size({type::float32, 0, sizes, nullptr, 0, 0}); }, operation, "dimension_count");
     expect_error([&] { (void)calc_buffer_tensor_size({type::float32, 9, sizes, nullptr, 0, 0}); }, operation, "dimension_count");
     expect_error([&] { (void)calc_buffer_tensor_size({type::float32, 2, nullptr, nullptr, 0, 0}); }, operation, "sizes");
+}
+
+TEST_CASE("dml: calc_buffer_tensor_size of a rank-0 tensor is one element, rounded up to 4 bytes (sizes may be null)") {
+    CHECK(calc_buffer_tensor_size({type::float32, 0, nullptr, nullptr, 0, 0}) == 4);
+    CHECK(calc_buffer_tensor_size({type::float64, 0, nullptr, nullptr, 0, 0}) == 8);
+    CHECK(calc_buffer_tensor_size({type::int8, 0, nullptr, nullptr, 0, 0}) == 4);
+    CHECK(calc_buffer_tensor_size({type::float16, 0, nullptr, nullptr, 0, 0}) == 4);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -145,11 +152,16 @@ TEST_CASE("dml rule: the data type must be known") {
     }
 }
 
-TEST_CASE("dml rule: the rank (dimension_count) must be in 1..8") {
+TEST_CASE("dml rule: the rank (dimension_count) must be in 1..8 (0..8 for the reductions)") {
     for (std::uint32_t bad : {0u, 9u, 1000u}) {
         cumulative_case c;
         c.output.edit().dimension_count = bad;
         expect_error([&] { c.run(); }, "dml::cumulative_summation", "output_tensor.dimension_count");
+    }
+    for (std::uint32_t bad : {9u, 1000u}) {
+        reduce_case r;
+        r.input.edit().dimension_count = bad;
+        expect_error([&] { r.run(); }, "dml::reduce", "input_tensor.dimension_count");
     }
     const std::vector<std::uint32_t> eight(8, 1);
     dml_tensor x(type::float32, eight), y(type::float32, eight);
@@ -318,10 +330,10 @@ TEST_CASE("dml rule: reduce function must be a DML_REDUCE_FUNCTION") {
     expect_error([&] { r.run(); }, "dml::reduce", "function");
 }
 
-TEST_CASE("dml rule: axis_count in 1..rank and axes present") {
+TEST_CASE("dml rule: axis_count in 0..rank and axes present") {
     reduce_case r;
-    r.desc.axis_count = 0;
-    expect_error([&] { r.run(); }, "dml::reduce", "axis_count");
+    r.desc.axis_count = 0;  // every element its own group: the output must then have the input's sizes
+    expect_error([&] { r.run(); }, "dml::reduce", "output_tensor.sizes");
     r.desc.axis_count = 3;  // rank 2: more axes than distinct ones (and axes holds only one: never read)
     expect_error([&] { r.run(); }, "dml::reduce", "axis_count");
     r.desc.axis_count = 1;
@@ -527,4 +539,23 @@ TEST_CASE("dml rule: scatter-ND index values out of range are rejected before an
     s.indices.assign<std::int64_t>({-4, -5, -7, -1});  // negative indices count from the end: 4, 3, 1, 7
     s.run();
     CHECK(s.output.values<float>() == std::vector<float>{1, 11, 3, 10, 9, 6, 7, 12});
+}
+
+TEST_CASE("dml: reduce and argmax over no axes and on rank-0 tensors (extensions for ONNX front-ends)") {
+    dml_tensor x(type::float32, {2, 3}), y(type::float32, {2, 3}), index(type::int64, {2, 3});
+    const std::vector<float> values = {1.0f, -2.0f, 3.0f, -4.0f, 5.0f, -6.0f};
+    std::copy(values.begin(), values.end(), x.view<float>().data());
+    dml_test::run(reduce_operator_desc{reduce_function::l1, x.desc(), y.desc(), 0, nullptr}, x.data(), y.data());
+    for (std::size_t i = 0; i < 6; ++i) CHECK(y.view<float>().data()[i] == std::fabs(values[i]));
+    dml_test::run(argmax_operator_desc{x.desc(), index.desc(), 0, nullptr}, x.data(), index.data());
+    for (std::size_t i = 0; i < 6; ++i) CHECK(index.view<std::int64_t>().data()[i] == 0);
+
+    dml_tensor s(type::float32, {}), t(type::float32, {});
+    *s.view<float>().data() = -3.0f;
+    dml_test::run(reduce_operator_desc{reduce_function::sum_square, s.desc(), t.desc(), 0, nullptr}, s.data(), t.data());
+    CHECK(*t.view<float>().data() == 9.0f);
+    // A rank-0 tensor has no axis; scans and scatter still need rank 1..8.
+    const std::uint32_t axis0[] = {0};
+    CHECK_THROWS_AS(dml_test::run(reduce_operator_desc{reduce_function::sum, s.desc(), t.desc(), 1, axis0}, s.data(), t.data()), tensorops::error);
+    CHECK_THROWS_AS(dml_test::run(cumulative_summation_operator_desc{s.desc(), t.desc(), 0}, s.data(), t.data()), tensorops::error);
 }

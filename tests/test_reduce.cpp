@@ -364,8 +364,8 @@ TEST_CASE("reduce: empty groups give SEMANTICS.md §5's values; ARGMAX of an emp
     const tensor_view<float> y(out.data(), {3, 1});
     const std::pair<reduce_function, float> expected[] = {
         {reduce_function::sum, 0.0f}, {reduce_function::l1, 0.0f}, {reduce_function::l2, 0.0f}, {reduce_function::sum_square, 0.0f},
-        {reduce_function::multiply, 1.0f}, {reduce_function::max, std::numeric_limits<float>::lowest()},
-        {reduce_function::min, std::numeric_limits<float>::max()}, {reduce_function::log_sum, -std::numeric_limits<float>::infinity()},
+        {reduce_function::multiply, 1.0f}, {reduce_function::max, -std::numeric_limits<float>::infinity()},
+        {reduce_function::min, std::numeric_limits<float>::infinity()}, {reduce_function::log_sum, -std::numeric_limits<float>::infinity()},
         {reduce_function::log_sum_exp, -std::numeric_limits<float>::infinity()}};
     for (const auto& [f, value] : expected) {
         reduce(empty, y, f, {1});
@@ -433,7 +433,8 @@ TEST_CASE("reduce: every broken rule throws tensorops::error naming the argument
         CHECK(std::all_of(b.begin(), b.end(), [](float x) { return x == 7.0f; }));
     };
     const auto sum = reduce_function::sum;
-    expect_error([&] { reduce(input, tensor_view<float>(b.data(), {2, 1, 4}), sum, std::span<const std::size_t>{}); }, "axes");
+    // No axes: every element its own group, so the output must have the input's sizes.
+    expect_error([&] { reduce(input, tensor_view<float>(b.data(), {2, 1, 4}), sum, std::span<const std::size_t>{}); }, "output");
     expect_error([&] { reduce(input, tensor_view<float>(b.data(), {2, 1, 4}), sum, {3}); }, "axes");
     expect_error([&] { reduce(input, tensor_view<float>(b.data(), {2, 1, 4}), sum, {1, 1}); }, "axes");
     expect_error([&] { reduce(input, tensor_view<float>(b.data(), {2, 3, 4}), sum, {1}); }, "output");   // size not 1

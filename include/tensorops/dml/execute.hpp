@@ -140,7 +140,9 @@ void execute(const Desc& desc, const void* input, void* output) {
 
 /// Reduce (SEMANTICS.md §2): desc.function over desc.axes, the rank kept. Data types per function: DirectML's
 /// table plus FLOAT64 everywhere (an extension). ARGMAX/ARGMIN write the index of the first extreme, row-major
-/// over the reduced axes, into an INT64/INT32/UINT64/UINT32 output. Aliasing: the output must not share memory
+/// over the reduced axes, into an INT64/INT32/UINT64/UINT32 output. Extensions for ONNX front-ends: axis_count 0
+/// maps every element to its own group (ONNX's noop_with_empty_axes; see tensorops::reduce), and input and output
+/// may have dimension_count 0 (one element; sizes and strides may then be null). Aliasing: the output must not share memory
 /// with the input. Buffers as for cumulative summation. Errors (tensorops::error, "dml::reduce", before anything
 /// is written): every rule of validate(desc), a null or misaligned pointer, an overlap.
 template <std::same_as<reduce_operator_desc> Desc>
@@ -169,8 +171,8 @@ void execute(const Desc& desc, const void* input, void* output) {
 
 /// Argmax (DML_ARGMAX_OPERATOR_DESC): for each group over desc.axes the row-major flattened index of the first
 /// (INCREASING) or last (DECREASING) largest element; NaN counts as the largest. Input types as reduce's ARGMAX
-/// (plus FLOAT64), output INT64/INT32/UINT64/UINT32 able to hold N − 1. Aliasing, buffers and errors as reduce
-/// ("dml::argmax").
+/// (plus FLOAT64), output INT64/INT32/UINT64/UINT32 able to hold N − 1. axis_count 0 and rank 0 as reduce (every
+/// index 0). Aliasing, buffers and errors as reduce ("dml::argmax").
 template <std::same_as<argmax_operator_desc> Desc>
 void execute(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
     constexpr std::string_view operation = "dml::argmax";

@@ -61,16 +61,18 @@ inline std::uint64_t last_element_offset(std::span<const std::uint32_t> sizes, c
 /// rounded up to a multiple of 4. Returns 0 when a size is 0 (nothing is addressed). Never overflows: a value
 /// that does not fit in 64 bits (possible only for descriptors the other rules reject) is returned as
 /// 2^64 − 1. Reads `desc.sizes` and `desc.strides` (dimension_count entries each), nothing else.
+/// dimension_count 0 (a rank-0 tensor, one element: an extension for reductions, as ONNX has) needs one element's bytes,
+/// rounded up likewise; its sizes and strides may be null.
 /// Errors (tensorops::error, operator "dml::calc_buffer_tensor_size"): data_type unknown, dimension_count
-/// outside 1..8, sizes null.
+/// above 8, sizes null for a dimension_count of 1 or more.
 inline std::uint64_t calc_buffer_tensor_size(const buffer_tensor_desc& desc) {
     constexpr std::string_view operation = "dml::calc_buffer_tensor_size";
     const std::uint64_t element_bytes = element_size(desc.data_type);
     if (element_bytes == 0)
         throw error(operation, "data_type", "is " + std::to_string(static_cast<std::uint32_t>(desc.data_type)) + ", not a known tensor_data_type");
-    if (desc.dimension_count < 1 || desc.dimension_count > max_rank)
-        throw error(operation, "dimension_count", "is " + std::to_string(desc.dimension_count) + "; it must be in 1..8");
-    if (desc.sizes == nullptr) throw error(operation, "sizes", "is null; it must point to dimension_count sizes");
+    if (desc.dimension_count > max_rank)
+        throw error(operation, "dimension_count", "is " + std::to_string(desc.dimension_count) + "; it must be in 0..8");
+    if (desc.sizes == nullptr && desc.dimension_count > 0) throw error(operation, "sizes", "is null; it must point to dimension_count sizes");
     const std::span<const std::uint32_t> sizes(desc.sizes, desc.dimension_count);
     if (std::find(sizes.begin(), sizes.end(), 0u) != sizes.end()) return 0;
     const std::uint64_t elements = desc.strides == nullptr ? detail::element_count_of(sizes)
@@ -109,19 +111,28 @@ inline std::string field(std::string_view tensor, std::string_view member) {
 inline std::string describe_sizes(std::span<const std::uint32_t> sizes) { return tensorops::detail::describe(sizes); }
 
 /// Checks one buffer tensor descriptor (SEMANTICS.md §0), in this order: present; data_type known;
-/// dimension_count in 1..8; sizes present and all ≥ 1; element count ≤ 2^32 − 1; strides (when present) keep
+/// dimension_count in 1..8 (0..8 where `rank_zero` allows a rank-0 tensor: the reductions' extension); sizes present and all ≥ 1; element count ≤ 2^32 − 1; strides (when present) keep
 /// the last element's offset below 2^32 − 1; an output gives every coordinate its own element;
 /// guaranteed_base_offset_alignment 0 or a power of two ≥ the element size; total_tensor_size_in_bytes at least
 /// calc_buffer_tensor_size. `name` is the descriptor's field in the operator descriptor ("input_tensor").
-inline checked_tensor check_tensor(std::string_view operation, std::string_view name, const buffer_tensor_desc* desc, tensor_role role) {
+/// Whether a tensor of an operator may have rank 0 (one element): the reductions' inputs and outputs may (an extension
+/// for ONNX front-ends), every other tensor may not (DirectML's rule: 1..8).
+enum class rank_zero { refused, allowed };
+
+inline checked_tensor check_tensor(std::string_view operation, std::string_view name, const buffer_tensor_desc* desc, tensor_role role,
+                                   rank_zero rank_zero_rule = rank_zero::refused) {
     if (desc == nullptr) throw error(operation, name, "is null; every tensor of the operator needs a buffer_tensor_desc");
     if (!is_known(desc->data_type))
         throw error(operation, field(name, "data_type"),
                     "is " + std::to_string(static_cast<std::uint32_t>(desc->data_type)) +
                         ", not a known tensor_data_type (FLOAT32 = 1 … INT64 = 11)");
-    if (desc->dimension_count < 1 || desc->dimension_count > max_rank)
-        throw error(operation, field(name, "dimension_count"), "is " + std::to_string(desc->dimension_count) + "; it must be in 1..8");
-    if (desc->sizes == nullptr) throw error(operation, field(name, "sizes"), "is null; it must point to dimension_count sizes");
+    const std::uint32_t lowest_rank = rank_zero_rule == rank_zero::allowed ? 0 : 1;
+    if (desc->dimension_count < lowest_rank || desc->dimension_count > max_rank)
+        throw error(operation, field(name, "dimension_count"),
+                    "is " + std::to_string(desc->dimension_count) + "; it must be in " + std::to_string(lowest_rank) + "..8" +
+                        (lowest_rank == 1 ? " (rank 0 is an extension of the reductions only)" : ""));
+    if (desc->sizes == nullptr && desc->dimension_count > 0)
+        throw error(operation, field(name, "sizes"), "is null; it must point to dimension_count sizes");
     const std::span<const std::uint32_t> sizes(desc->sizes, desc->dimension_count);
     for (std::size_t d = 0; d < sizes.size(); ++d)
         if (sizes[d] == 0)
@@ -275,16 +286,16 @@ struct checked_reduce {
     std::uint64_t group_size = 1;  // N, elements per output element
 };
 
-/// The axes and output sizes shared by reduce, argmax and argmin (SEMANTICS.md §2): axis_count in 1..rank,
-/// axes present, each below the rank, none repeated; output rank equal, size 1 on reduced axes, input sizes
-/// elsewhere.
+/// The axes and output sizes shared by reduce, argmax and argmin (SEMANTICS.md §2, §5): axis_count in 0..rank (0:
+/// every element its own group, ONNX's noop_with_empty_axes — an extension), axes present when axis_count is not 0,
+/// each below the rank, none repeated; output rank equal, size 1 on reduced axes, input sizes elsewhere.
 inline void check_reduce_shape(std::string_view operation, checked_reduce& checked, std::uint32_t axis_count, const std::uint32_t* axes) {
     const std::size_t rank = checked.input.rank;
-    if (axis_count < 1 || axis_count > rank)
+    if (axis_count > rank)
         throw error(operation, "axis_count",
-                    "is " + std::to_string(axis_count) + "; it must be in 1.." + std::to_string(rank) +
-                        " (at least one axis, and a rank-" + std::to_string(rank) + " input has no more distinct axes)");
-    if (axes == nullptr) throw error(operation, "axes", "is null; it must point to axis_count axes");
+                    "is " + std::to_string(axis_count) + "; it must be in 0.." + std::to_string(rank) + " (a rank-" + std::to_string(rank) +
+                        " input has no more distinct axes)");
+    if (axes == nullptr && axis_count > 0) throw error(operation, "axes", "is null; it must point to axis_count axes");
     std::array<bool, max_rank> reduced{};
     for (std::size_t i = 0; i < axis_count; ++i) {
         if (axes[i] >= rank)
@@ -329,8 +340,8 @@ inline checked_reduce check_reduce(std::string_view operation, const reduce_oper
     if (function_value > static_cast<std::uint32_t>(reduce_function::sum_square))
         throw error(operation, "function", "is " + std::to_string(function_value) + ", not a DML_REDUCE_FUNCTION (0..11)");
     checked_reduce checked;
-    checked.input = check_tensor(operation, "input_tensor", desc.input_tensor, tensor_role::input);
-    checked.output = check_tensor(operation, "output_tensor", desc.output_tensor, tensor_role::output);
+    checked.input = check_tensor(operation, "input_tensor", desc.input_tensor, tensor_role::input, rank_zero::allowed);
+    checked.output = check_tensor(operation, "output_tensor", desc.output_tensor, tensor_role::output, rank_zero::allowed);
     check_reduce_shape(operation, checked, desc.axis_count, desc.axes);
     const std::string table = "reduce function " + std::string(tensorops::detail::function_name(desc.function));
     require_type(operation, "input_tensor", checked.input, reduce_input_types(desc.function), table);
@@ -343,8 +354,8 @@ inline checked_reduce check_reduce(std::string_view operation, const reduce_oper
 inline checked_reduce check_arg_reduce(std::string_view operation, const buffer_tensor_desc* input, const buffer_tensor_desc* output,
                                        std::uint32_t axis_count, const std::uint32_t* axes, axis_direction direction) {
     checked_reduce checked;
-    checked.input = check_tensor(operation, "input_tensor", input, tensor_role::input);
-    checked.output = check_tensor(operation, "output_tensor", output, tensor_role::output);
+    checked.input = check_tensor(operation, "input_tensor", input, tensor_role::input, rank_zero::allowed);
+    checked.output = check_tensor(operation, "output_tensor", output, tensor_role::output, rank_zero::allowed);
     check_reduce_shape(operation, checked, axis_count, axes);
     require_type(operation, "input_tensor", checked.input, reduce_input_types(reduce_function::argmax), "argmax/argmin inputs");
     check_index_output(operation, checked);

@@ -16,6 +16,7 @@
 #include "../exec/executor.hpp"
 #include "arguments.hpp"
 #include "detail/arg_reduce/dispatch.hpp"
+#include "detail/map_elements.hpp"
 #include "reduce_plan.hpp"
 
 namespace tensorops {
@@ -28,6 +29,10 @@ void arg_reduce(const executor_ref& exec, std::string_view operation, bool maxim
     require_direction(operation, "direction", direction);
     const auto plan = plan_reduce<3>(operation, input, output, axes);
     if (output.empty()) return;
+    if (axes.empty()) {  // every element a group of its own: index 0
+        fill_with_zero(exec, output);
+        return;
+    }
     if (plan.count == 0) throw error(operation, "input", "has an empty reduced axis: an empty group has no index of an extreme");
     if (plan.count - 1 > static_cast<std::uint64_t>(std::numeric_limits<I>::max()))
         throw error(operation, "output",
@@ -46,7 +51,8 @@ void arg_reduce(const executor_ref& exec, std::string_view operation, bool maxim
 /// Index of the largest element of each group, row-major flattened over `axes` (in increasing axis order).
 /// direction increasing: the first largest (ties resolve to the lowest index); decreasing: the last largest.
 /// NaN counts as larger than everything: the first (or last) NaN wins. Output: int32/int64/uint32/uint64 with
-/// size 1 on every reduced axis; N − 1 must fit the index type. Errors as reduce(), plus an empty group and a
+/// size 1 on every reduced axis; N − 1 must fit the index type. No axes: every element its own group, index 0.
+/// Errors as reduce(), plus an empty group and a
 /// direction that is not an axis_direction ("direction"); failures (a user type's < or copy throwing) as reduce().
 /// Executor: as reduce().
 template <class E, class In, index_element I>

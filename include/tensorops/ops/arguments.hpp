@@ -45,8 +45,11 @@ void require_same_sizes(std::string_view operation, std::string_view first_name,
                         describe(first.sizes()) + "; they must be equal");
 }
 
-/// `axis` must name a dimension of a tensor of rank `rank`.
+/// `axis` must name a dimension of a tensor of rank `rank` (a rank-0 tensor has none: an operation along an axis
+/// rejects it).
 inline void require_axis(std::string_view operation, std::string_view name, std::size_t axis, std::size_t rank) {
+    if (rank == 0)
+        throw error(operation, name, "is " + std::to_string(axis) + " but the tensor has rank 0: a rank-0 tensor (one element) has no axis to go along");
     if (axis >= rank)
         throw error(operation, name,
                     "is " + std::to_string(axis) + " but the tensor has rank " + std::to_string(rank) +

@@ -21,6 +21,7 @@
 #include "arg_reduce.hpp"
 #include "detail/log_sum_exp/dispatch.hpp"
 #include "detail/reduce/dispatch.hpp"
+#include "detail/reduce/each_element.hpp"
 #include "detail/reductions.hpp"
 #include "reduce_plan.hpp"
 
@@ -28,26 +29,39 @@ namespace tensorops {
 
 namespace detail {
 
-/// Writes the value SEMANTICS.md §5 gives an empty group to every output element.
-template <class T, class U>
-void fill_empty_groups(reduce_function function, const tensor_view<U>& output) {
-    U value{};
-    if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, float16>) {
-        switch (function) {
-            case reduce_function::multiply: value = static_cast<U>(1); break;
-            case reduce_function::max: value = std::numeric_limits<T>::lowest(); break;
-            case reduce_function::min: value = std::numeric_limits<T>::max(); break;
-            case reduce_function::log_sum:
-            case reduce_function::log_sum_exp: value = -std::numeric_limits<T>::infinity(); break;
-            case reduce_function::average: value = std::numeric_limits<T>::quiet_NaN(); break;
-            default: value = static_cast<U>(0); break;
-        }
-    } else {
-        if (function == reduce_function::multiply) {
+/// Writes the value SEMANTICS.md §5 gives an empty group to every output element: SUM, SUM_SQUARE, L1, L2 zero;
+/// MULTIPLY one; MAX element_identity's max_identity (−inf for floating types, the lowest value for integers, what a
+/// user type's trait says) and MIN its min_identity (+inf, the highest); LOG_SUM, LOG_SUM_EXP −inf; AVERAGE NaN.
+/// A user type without those traits has no value for an empty MAX or MIN group: an error (before anything is written).
+template <class T>
+void fill_empty_groups(reduce_function function, const tensor_view<T>& output) {
+    if constexpr (!requires { element_identity<T>::max_identity(); element_identity<T>::min_identity(); }) {
+        if (function == reduce_function::max || function == reduce_function::min)
+            throw error("reduce", "input",
+                        "has an empty reduced axis, and " + std::string(function_name(function)) +
+                            " of an empty group needs element_identity<T>::max_identity() and min_identity() (this element type has none)");
+    }
+    T value{};
+    switch (function) {
+        case reduce_function::multiply:
             if constexpr (multiplicative<T>) value = element_identity<T>::one();
-        } else if constexpr (additive<T>) {
-            value = element_identity<T>::zero();
-        }
+            break;
+        case reduce_function::max:
+            if constexpr (requires { element_identity<T>::max_identity(); }) value = element_identity<T>::max_identity();
+            break;
+        case reduce_function::min:
+            if constexpr (requires { element_identity<T>::min_identity(); }) value = element_identity<T>::min_identity();
+            break;
+        case reduce_function::log_sum:
+        case reduce_function::log_sum_exp:
+            if constexpr (floating_element<T>) value = -std::numeric_limits<T>::infinity();
+            break;
+        case reduce_function::average:
+            if constexpr (floating_element<T>) value = std::numeric_limits<T>::quiet_NaN();
+            break;
+        default:
+            if constexpr (additive<T>) value = element_identity<T>::zero();
+            break;
     }
     auto request = iter::make_request(output);
     iter::for_each_element(iter::plan_loops(request), [&](const std::array<std::ptrdiff_t, 1>& at) { output.data()[at[0]] = value; });
@@ -102,8 +116,12 @@ void reduce_values(const executor_ref& exec, const tensor_view<const T>& input, 
     }
     const auto plan = plan_reduce<2>(operation, input, output, axes);
     if (output.empty()) return;
+    if (axes.empty()) {
+        reduce_each_element(exec, input, output, function);
+        return;
+    }
     if (plan.count == 0) {
-        fill_empty_groups<T>(function, output);
+        fill_empty_groups(function, output);
         return;
     }
     using lift = lift_kind;
@@ -162,9 +180,14 @@ void reduce_values(const executor_ref& exec, const tensor_view<const T>& input, 
 /// NaN: MAX/MIN give NaN when the group holds one; ARGMAX/ARGMIN take NaN as the extreme; sums propagate it.
 /// Aliasing: the output must not share memory with the input.
 /// Errors (tensorops::error, before anything is written): function out of range or not available for the
-/// element type, axes empty / out of range / repeated, output sizes wrong, output layout not unique, output
-/// overlapping the input, index type too narrow. Empty groups (a reduced axis of size 0) give SEMANTICS.md §5's
-/// values (ARGMAX/ARGMIN: an error); an empty output is left alone.
+/// element type, axes out of range / repeated, output sizes wrong, output layout not unique, output overlapping the
+/// input, index type too narrow. Empty groups (a reduced axis of size 0) give SEMANTICS.md §5's values: MAX −inf and
+/// MIN +inf for floating types, the lowest / highest value for integers; SUM-like 0, MULTIPLY 1, LOG_SUM and
+/// LOG_SUM_EXP −inf, AVERAGE NaN, a user type's MAX / MIN its element_identity max_identity() / min_identity()
+/// (without them, and for ARGMAX/ARGMIN: an error); an empty output is left alone.
+/// No axes (ONNX's noop_with_empty_axes): every element is a group of its own — SUM, AVERAGE, MULTIPLY, MAX, MIN,
+/// LOG_SUM_EXP give x (its bits), SUM_SQUARE x², L1 and L2 |x|, LOG_SUM ln x, ARGMAX/ARGMIN 0. A rank-0 input (one
+/// element) takes no axes and gives a rank-0 output.
 /// Failures: an exception from a user type's operations (+, *, <, copy) or from the executor propagates unchanged
 /// once the running pieces end; the output's contents are then unspecified, nothing outside the output is written,
 /// nothing leaks, and the executor stays usable (exec/executor.hpp).
