@@ -2,7 +2,8 @@
 # Builds and runs every test, in four configurations:
 #   gcc-baseline   g++ -Og, -march=x86-64 (SSE2), plus the package-consumption tests
 #   gcc-v3         g++ -O2, -march=x86-64-v3 (AVX2, FMA, F16C)
-#   clang-v3-san   clang++, -march=x86-64-v3, AddressSanitizer + UndefinedBehaviorSanitizer, plus the dml tests and the
+#   clang-v3-san   clang++, -march=x86-64-v3, AddressSanitizer + UndefinedBehaviorSanitizer, plus the dml tests, the README
+#                  example as a strict consumer (-Wall -Wextra -Wpedantic -Wshadow -Werror, at v3 and baseline) and the
 #                  replay of the dml fuzzer's seed corpus (fuzz/corpus: every input checked as the fuzzer checks it)
 #   gcc-scalar-san g++, -march=x86-64, xsimd disabled (scalar paths), AddressSanitizer + UndefinedBehaviorSanitizer,
 #                  plus the examples
@@ -57,7 +58,7 @@ configure_args() {
     gcc-baseline)   args=(-DCMAKE_CXX_COMPILER=g++ "${release_og[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64" -DTENSOROPS_PACKAGE_TESTS=ON
                           "${without_dml[@]}") ;;
     gcc-v3)         args=(-DCMAKE_CXX_COMPILER=g++ "${release[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3" "${without_dml[@]}") ;;
-    clang-v3-san)   args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0" -DTENSOROPS_BUILD_EXAMPLES=OFF
+    clang-v3-san)   args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0" -DTENSOROPS_BUILD_EXAMPLES=OFF -DTENSOROPS_STRICT_CONSUMER=ON
                           -DTENSOROPS_DML_TESTS=ON) ;;
     clang-fuzz)     args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0" "${without_dml[@]}"
                           -DTENSOROPS_BUILD_TESTS=OFF -DTENSOROPS_BUILD_FUZZER=ON "-DTENSOROPS_FUZZ_SECONDS=${TENSOROPS_FUZZ_SECONDS:-300}") ;;

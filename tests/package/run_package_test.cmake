@@ -27,6 +27,9 @@ function(install_tensorops)
   file(COPY ${prefix}/ DESTINATION ${relocated})
 endfunction()
 
+# A demanding consumer's warnings, as errors, where this script compiles the consumer itself (consumer/CMakeLists.txt
+# gives the CMake modes the same).
+set(strict -Wall -Wextra -Wpedantic -Wshadow -Werror)
 if(MODE STREQUAL "add_subdirectory" OR MODE STREQUAL "find_package")
   if(MODE STREQUAL "find_package")
     install_tensorops()
@@ -56,10 +59,10 @@ if(MODE STREQUAL "add_subdirectory" OR MODE STREQUAL "find_package")
   endif()
 elseif(MODE STREQUAL "copy_include")
   file(COPY ${TENSOROPS_SOURCE_DIR}/include/ DESTINATION ${work}/third_party/include)
-  run(${CXX_COMPILER} -std=c++20 -O1 -pthread -I${work}/third_party/include ${CONSUMER_DIR}/main.cpp -o ${work}/consumer)
+  run(${CXX_COMPILER} -std=c++20 -O1 ${strict} -pthread -I${work}/third_party/include ${CONSUMER_DIR}/main.cpp -o ${work}/consumer)
   run(${work}/consumer)
   # The same copy without xsimd on the include path: the scalar path.
-  run(${CXX_COMPILER} -std=c++20 -O1 -pthread -DTENSOROPS_NO_XSIMD -I${work}/third_party/include ${CONSUMER_DIR}/main.cpp
+  run(${CXX_COMPILER} -std=c++20 -O1 ${strict} -pthread -DTENSOROPS_NO_XSIMD -I${work}/third_party/include ${CONSUMER_DIR}/main.cpp
       -o ${work}/consumer-scalar)
   run(${work}/consumer-scalar)
 elseif(MODE STREQUAL "pkg_config")
@@ -87,7 +90,7 @@ elseif(MODE STREQUAL "pkg_config")
     separate_arguments(cflags UNIX_COMMAND "${cflags}")
     separate_arguments(libs UNIX_COMMAND "${libs}")
     # The consumer chooses its language level (C++20 or later); its flags come first, pkg-config's after them.
-    run(${CXX_COMPILER} -std=c++20 ${cflags} ${CONSUMER_DIR}/main.cpp ${libs} -o ${work}/consumer)
+    run(${CXX_COMPILER} -std=c++20 ${strict} ${cflags} ${CONSUMER_DIR}/main.cpp ${libs} -o ${work}/consumer)
     run(${work}/consumer)
   endforeach()
   # A C++23 consumer stays C++23 (main.cpp checks __cplusplus when EXPECT_NEWER_THAN_CXX20 is defined) ...
