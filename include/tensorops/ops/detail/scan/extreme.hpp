@@ -7,7 +7,7 @@
 // blocks of long scans, any thread count, any kernel) — and the running value is always an element of the line: the
 // first of the extreme values met in traversal order (zeros of either sign are equal: the first one stays), or the
 // first NaN met. It is not commutative (which of two equal values is kept depends on their order), so the in-register
-// scan is simd::scan_lanes_in_order, which keeps every operand in order, not simd::scan_lanes.
+// scan keeps every operand in order (simd::scan_lanes_idempotent, which also uses max(a, a) = a), not simd::scan_lanes.
 //
 // The indices. The running values of a line change exactly where an element beats the running value before it — and
 // then to that element — so the index of the running extreme is the last traversal position at or before this one
@@ -80,7 +80,7 @@ struct extreme_scan {
     }
     template <bool Backward, class P>
     [[nodiscard, gnu::always_inline]] P in_register(const P& value, typename P::value_type identity) const {
-        return simd::scan_lanes_in_order<Backward>(value, [this](const P& a, const P& b) { return lanes(a, b); }, identity);
+        return simd::scan_lanes_idempotent<Backward>(value, [this](const P& a, const P& b) { return lanes(a, b); }, identity);
     }
 };
 

@@ -12,13 +12,14 @@
 // layout alone, in an order fixed by the line's length — the threads of an executor take whole lines (or, across
 // rows, strips of columns), never parts of one line, so the results are bit-identical for any executor and thread
 // count. Kernels (dispatch below):
-//   contiguous   the axis is innermost with stride ±1: a vector of W elements at a time, against one reference, the
-//                largest of the running maximum and the vector's elements (top): the terms e^(x − top) in one vector
-//                exponential, their running sums by an in-register scan, the carried sum rescaled to top and added,
-//                and y = top + ln(sum) in one vector logarithm. Lane i's sum then holds its own maximum's term
-//                e^(m_i − top), so the step is taken only where that is not tiny — top − m_0 ≤ lse_scan_reach (m_0:
-//                the smallest running maximum of the vector, its first lane's) — and top is finite; any other vector
-//                is taken one element at a time by the scalar step, as are the last n mod W elements;
+//   contiguous   the axis is innermost with stride ±1: lse_scan_group vectors of W elements at a time, against one
+//                reference, the largest of the running maximum and their elements (top): the terms e^(x − top) in
+//                vector exponentials, their running sums by in-register scans, the carried sum rescaled to top and
+//                added on from vector to vector, and y = top + ln(sum) in vector logarithms. Lane i's sum then holds
+//                its own maximum's term e^(m_i − top), so the step is taken only where that is not tiny — top − m_0 ≤
+//                lse_scan_reach (m_0: the smallest running maximum of the step, its first element's) — and top is
+//                finite; any other step is taken one element at a time by the scalar step, as are the last elements
+//                (n mod G·W);
 //   across rows  another dimension is innermost with stride 1: each column's state in lanes (a carry row of m and
 //                s), one exponential e^−|x − m| and one logarithm per element, the row's last columns by the scalar
 //                step;
@@ -102,13 +103,19 @@ void lse_scan_strided(const T* input, T* output, const iter::loop_nest<2>& nest,
     });
 }
 
-/// A contiguous line of n elements (stepping backwards from input / output when Backward): see "contiguous" above.
+/// Vectors per step of the contiguous kernel: one reference for all of them, so that the loop-carried chain (the
+/// reference, the carried sum rescaled to it, each vector's last sum) is paid once per lse_scan_group vectors while their
+/// exponentials and logarithms overlap. Changes floating results.
+inline constexpr std::size_t lse_scan_group = 4;
+
+/// A contiguous line of n elements (stepping backwards from input / output when Backward): see "contiguous" above, in
+/// steps of lse_scan_group vectors (G·W elements) against one reference, the rest by the scalar step.
 template <bool Exclusive, bool Backward, class T>
 void lse_scan_contiguous_line(const T* input, T* output, std::size_t n) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
-    constexpr std::size_t W = P::size;
-    constexpr std::size_t first_lane = Backward ? W - 1 : 0, last_lane = Backward ? 0 : W - 1;
+    constexpr std::size_t W = P::size, G = lse_scan_group;
+    constexpr std::size_t first_lane = Backward ? W - 1 : 0;
     constexpr std::ptrdiff_t step = Backward ? -1 : 1;
     // Address of the W elements at traversal positions [i, i + W).
     const auto block = [](auto* base, std::size_t i) {
@@ -116,35 +123,51 @@ void lse_scan_contiguous_line(const T* input, T* output, std::size_t n) {
         else return base + i;
     };
     const auto add = [](const P& a, const P& b) { return a + b; };
+    const auto last = [](const P& v) {
+        if constexpr (Backward) return simd::broadcast_first(v);
+        else return simd::broadcast_last(v);
+    };
     lse_running<C> running;
     std::size_t i = 0;
     if constexpr (W > 1) {
-        for (; i + W <= n; i += W) {
-            const P x = simd::load(block(input, i));  // read before the write: in place is safe
-            const std::array<C, W> lanes = simd::to_array(x);
-            const C top = simd::max_propagate_nan(running.maximum, simd::reduce_max(x));
-            const C lowest_maximum = simd::max_propagate_nan(running.maximum, lanes[first_lane]);
+        for (; i + G * W <= n; i += G * W) {
+            std::array<P, G> x;
+            for (std::size_t g = 0; g < G; ++g) x[g] = simd::load(block(input, i + g * W));  // read before the writes: in place is safe
+            P largest = x[0];
+            for (std::size_t g = 1; g < G; ++g) largest = simd::max_propagate_nan(largest, x[g]);
+            const C top = simd::max_propagate_nan(running.maximum, simd::reduce_max(largest));
+            const C lowest_maximum = simd::max_propagate_nan(running.maximum, simd::to_array(x[0])[first_lane]);
             if (std::abs(top) < std::numeric_limits<C>::infinity() && top - lowest_maximum <= static_cast<C>(lse_scan_reach)) {
                 const P top_lanes(top);
-                const P terms = simd::exp_shifted(x, top_lanes);
-                const P carried = simd::exp_shifted(P(running.maximum), top_lanes);  // e^(m − top); 0·tiny for m = −inf
-                const P sums = simd::fms(P(running.sum), carried, -simd::scan_lanes<Backward>(terms, add, C(0)));  // s·e^(m − top) + Σ
-                P y = top_lanes + simd::log(sums);
-                if constexpr (Exclusive) {
-                    const C before = running.value();
-                    if constexpr (Backward) y = simd::shift_lanes_down<1>(y, before);
-                    else y = simd::shift_lanes_up<1>(y, before);
+                std::array<P, G> sums;
+                for (std::size_t g = 0; g < G; ++g) sums[g] = simd::scan_lanes<Backward>(simd::exp_shifted(x[g], top_lanes), add, C(0));
+                // The carried sum rescaled to top (0·tiny for a maximum of −inf) and added in one fused step (the same
+                // rounding in every copy of this kernel), then each vector's sums on from the last lane of the one before.
+                sums[0] = simd::fms(P(running.sum), simd::exp_shifted(P(running.maximum), top_lanes), -sums[0]);
+                for (std::size_t g = 1; g < G; ++g) sums[g] = last(sums[g - 1]) + sums[g];
+                C entering = running.value();  // the exclusive output entering each vector: the inclusive one before it
+                for (std::size_t g = 0; g < G; ++g) {
+                    P y = top_lanes + simd::log(sums[g]);
+                    if constexpr (Exclusive) {
+                        const C inclusive_last = simd::to_array(y)[Backward ? 0 : W - 1];
+                        if constexpr (Backward) y = simd::shift_lanes_down<1>(y, entering);
+                        else y = simd::shift_lanes_up<1>(y, entering);
+                        entering = inclusive_last;
+                    }
+                    simd::store(block(output, i + g * W), y);
                 }
-                simd::store(block(output, i), y);
                 running.maximum = top;
-                running.sum = simd::to_array(sums)[last_lane];
+                running.sum = simd::to_array(sums[G - 1])[Backward ? 0 : W - 1];
             } else {
-                for (std::size_t k = 0; k < W; ++k) {
-                    const std::ptrdiff_t at = step * static_cast<std::ptrdiff_t>(i + k);
-                    const C value = lanes[Backward ? W - 1 - k : k];
-                    if constexpr (Exclusive) output[at] = static_cast<T>(running.value());
-                    running.add(value);
-                    if constexpr (!Exclusive) output[at] = static_cast<T>(running.value());
+                for (std::size_t g = 0; g < G; ++g) {
+                    const std::array<C, W> lanes = simd::to_array(x[g]);
+                    for (std::size_t k = 0; k < W; ++k) {
+                        const std::ptrdiff_t at = step * static_cast<std::ptrdiff_t>(i + g * W + k);
+                        const C value = lanes[Backward ? W - 1 - k : k];
+                        if constexpr (Exclusive) output[at] = static_cast<T>(running.value());
+                        running.add(value);
+                        if constexpr (!Exclusive) output[at] = static_cast<T>(running.value());
+                    }
                 }
             }
         }
