@@ -181,6 +181,88 @@ dense<wide_t<T>> cumulative(const dense<T>& x, std::size_t axis, bool reverse, b
 }
 
 // ---------------------------------------------------------------------------------------------
+// Running maximum / minimum with the index of the running extreme, cumulative log-sum-exp
+// (ops/cumulative_extreme.hpp).
+
+/// For every position along `axis`, the input coordinate (along the axis) of the extreme of the elements it covers
+/// (per the §1 table: forward or reverse traversal, inclusive or exclusive): the first NaN met in traversal order if
+/// there is one, else the first met of the largest (`maximum`) or smallest values, compared as numbers (−0 = +0).
+/// −1 where no element is covered (the exclusive scan's first position).
+template <class T>
+dense<std::int64_t> cumulative_extreme_index(const dense<T>& x, std::size_t axis, bool reverse, bool exclusive, bool maximum) {
+    auto y = dense<std::int64_t>::filled(x.sizes, -1);
+    std::vector<std::size_t> line_sizes = x.sizes;
+    line_sizes[axis] = 1;
+    const std::size_t n = x.sizes[axis];
+    const auto is_nan = [](const wide_t<T>& v) {
+        if constexpr (is_floating<T>) return std::isnan(v);
+        else return (void)v, false;
+    };
+    for_each_index(line_sizes, [&](const std::vector<std::size_t>& line) {
+        std::vector<std::size_t> index = line, best_index = line;
+        std::int64_t best = -1;
+        for (std::size_t step = 0; step < n; ++step) {
+            index[axis] = reverse ? n - 1 - step : step;
+            if (exclusive) y[index] = best;
+            const wide_t<T> value = widen(x[index]);
+            bool better = best < 0;
+            if (!better) {
+                best_index[axis] = static_cast<std::size_t>(best);
+                const wide_t<T> held = widen(x[best_index]);
+                if (is_nan(held)) better = false;
+                else if (is_nan(value)) better = true;
+                else better = maximum ? held < value : value < held;
+            }
+            if (better) best = static_cast<std::int64_t>(index[axis]);
+            if (!exclusive) y[index] = best;
+        }
+    });
+    return y;
+}
+
+/// ln Σ e^x over the elements each position covers (per the §1 table), in long double: NaN if one is NaN, +inf if
+/// one is +inf, −inf if none is above −inf (or none is covered); else M + ln Σ e^(x − M) with M their maximum, the
+/// sum taken afresh over every covered element whenever M changes.
+template <class T>
+dense<long double> cumulative_log_sum_exp(const dense<T>& x, std::size_t axis, bool reverse, bool exclusive) {
+    constexpr long double infinity = std::numeric_limits<long double>::infinity();
+    auto y = dense<long double>::filled(x.sizes, -infinity);
+    std::vector<std::size_t> line_sizes = x.sizes;
+    line_sizes[axis] = 1;
+    const std::size_t n = x.sizes[axis];
+    for_each_index(line_sizes, [&](const std::vector<std::size_t>& line) {
+        std::vector<std::size_t> index = line;
+        std::vector<long double> covered;
+        bool nan = false, plus_infinity = false;
+        long double top = -infinity, sum = 0;
+        for (std::size_t step = 0; step < n; ++step) {
+            index[axis] = reverse ? n - 1 - step : step;
+            const auto result = [&] {
+                if (nan) return std::numeric_limits<long double>::quiet_NaN();
+                if (plus_infinity) return infinity;
+                if (top == -infinity) return -infinity;
+                return top + std::log(sum);
+            };
+            if (exclusive) y[index] = result();
+            const long double value = widen(x[index]);
+            covered.push_back(value);
+            if (std::isnan(value)) nan = true;
+            else if (value == infinity) plus_infinity = true;
+            else if (value > top) {
+                top = value;
+                sum = 0;
+                for (long double c : covered)
+                    if (c > -infinity) sum += std::exp(c - top);
+            } else if (value > -infinity) {
+                sum += std::exp(value - top);
+            }
+            if (!exclusive) y[index] = result();
+        }
+    });
+    return y;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Reduce (SEMANTICS.md §2, §4, §5).
 
 /// The twelve functions, in DML_REDUCE_FUNCTION order (argmax/argmin have their own reference below).

@@ -2,7 +2,8 @@
 //
 // Element types: float16 (core/float16.hpp) and the concepts and identities of core/element.hpp.
 // Views: tensor_view<T> (core/tensor_view.hpp). Errors: tensorops::error (core/error.hpp).
-// Operators: cumulative_sum, cumulative_product, cumulative_scan (ops/cumulative.hpp); reduce (ops/reduce.hpp);
+// Operators: cumulative_sum, cumulative_product, cumulative_scan (ops/cumulative.hpp); cumulative_max, cumulative_min
+// (with or without indices) and cumulative_log_sum_exp (ops/cumulative_extreme.hpp); reduce (ops/reduce.hpp);
 // argmax, argmin (ops/arg_reduce.hpp); scatter_nd with its reduction modes (ops/scatter.hpp); gather_nd (ops/gather.hpp).
 // Execution: every operator also takes an executor first — tensorops::thread_pool (exec/thread_pool.hpp),
 // tensorops::sequential, or any type the `executor` concept accepts (exec/executor.hpp); results are
@@ -25,6 +26,7 @@
 #include "exec/thread_pool.hpp"
 #include "ops/arg_reduce.hpp"
 #include "ops/cumulative.hpp"
+#include "ops/cumulative_extreme.hpp"
 #include "ops/gather.hpp"
 #include "ops/reduce.hpp"
 #include "ops/scatter.hpp"

@@ -71,8 +71,8 @@ typename Scan::accumulator scan_contiguous_block(const T* input, T* output, std:
                 simd::prefetch_stream_ahead<false, Backward>(block(input, low), 2 * W * sizeof(T));
                 if constexpr (Output != block_output::none) simd::prefetch_stream_ahead<true, Backward>(block(output, low), 2 * W * sizeof(T));
             }
-            const P scan_a = simd::scan_lanes<Backward>(simd::load(block(input, i)), op, identity);
-            const P scan_b = simd::scan_lanes<Backward>(simd::load(block(input, i + W)), op, identity);
+            const P scan_a = scan_register<Backward>(scan, simd::load(block(input, i)), identity);
+            const P scan_b = scan_register<Backward>(scan, simd::load(block(input, i + W)), identity);
             const P total_a = last(scan_a);
             const P through_b = op(total_a, scan_b);  // a∘b up to each lane of b
             if constexpr (Exclusive) {

@@ -11,6 +11,10 @@
 //                 the previous output row or a carry buffer;
 //   strided       (strided.hpp) anything else, and every user-defined element type: one scalar line at a time.
 // In place (output == input exactly) is safe in all three: each element is read before it is written.
+// Operand order: every kernel combines as scan(earlier, later) and scan.lanes(earlier, later) — the running value or
+// prefix first, the element after it second — so an operation need not be commutative (a maximum that keeps the first
+// of equal values: extreme.hpp). Inside one register the lanes are scanned by scan_register: the operation's own
+// in-register scan where it has one, else simd::scan_lanes (which needs a commutative operation).
 //
 // Blocks. A long scan (a contiguous line of more than scan_block_bytes, or rows scanned across of more than
 // scan_band_bytes: fixed constants in tuning.hpp) is computed
@@ -29,6 +33,7 @@
 
 #include "../../../core/element.hpp"
 #include "../../../simd/arithmetic.hpp"
+#include "../../../simd/scan.hpp"
 #include "../tuning.hpp"
 
 namespace tensorops::detail {
@@ -78,6 +83,16 @@ inline constexpr std::size_t line_scan_block = scan_block_bytes / sizeof(T);
 /// whole tensor's rows: a piece that has some of the columns keeps the bands of the whole.
 [[nodiscard]] constexpr std::size_t band_rows(std::size_t m, std::size_t element_size) noexcept {
     return std::max<std::size_t>(1, scan_band_bytes / std::max<std::size_t>(1, m * element_size));
+}
+
+/// The inclusive scan of the lanes of one register for `scan` (forward: lane i = x0 ∘ … ∘ xi; Backward: from the
+/// highest lane down): the operation's own `in_register<Backward>` if it has one, else simd::scan_lanes.
+template <bool Backward, class Scan, class P>
+[[nodiscard, gnu::always_inline]] inline P scan_register(const Scan& scan, const P& value, typename P::value_type identity) {
+    if constexpr (requires { scan.template in_register<Backward>(value, identity); })
+        return scan.template in_register<Backward>(value, identity);
+    else
+        return simd::scan_lanes<Backward>(value, [&](const P& a, const P& b) { return scan.lanes(a, b); }, identity);
 }
 
 /// What a block writes: its running values (the first block), the prefix combined with them (later blocks), or
