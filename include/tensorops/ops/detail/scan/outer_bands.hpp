@@ -7,7 +7,6 @@
 #include <array>
 #include <cstddef>
 #include <utility>
-#include <vector>
 
 #include "../../../simd/pack.hpp"
 #include "../../../simd/prefetch.hpp"
@@ -139,19 +138,30 @@ void scan_rows_band(const T* input, T* output, std::size_t n, std::ptrdiff_t in_
 }
 
 /// More rows than one band: the bands in order, each one's prefix chained from the band before (policy.hpp, "Blocks").
+/// Walked by column blocks (carry_block_width), each down every band before the next: a column's running values,
+/// prefixes and totals depend on that column alone, so the order of the columns changes no result, and the prefix
+/// and total rows stay one column block wide (on the stack, in L1) whatever the rows' width. (Band by band, they were
+/// rows of the whole width, allocated per call and walked once more per band: as large as the tensor itself where a
+/// band is one very wide row.)
 template <bool Exclusive, class T, class Scan>
 void scan_rows_in_bands(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m,
                         std::size_t band, const Scan& scan) {
     using C = simd::compute_t<T>;
-    std::vector<C> rows(2 * m);  // the prefix entering the band, and the band's total (then the next prefix)
-    C* prefix = rows.data();
-    C* total = rows.data() + m;
-    scan_rows_band<block_output::plain, Exclusive>(input, output, n, in_step, out_step, m, band, 0, scan, nullptr, prefix);
-    for (std::size_t b = 1; b * band < n; ++b) {
-        scan_rows_band<block_output::prefixed, Exclusive>(input, output, n, in_step, out_step, m, band, b, scan, prefix, total);
-        chain_prefix<T>(prefix, total, m, scan);
-        std::swap(prefix, total);
-    }
+    const bool grouped = groups_rows<T>(n, m);
+    const auto band_start = [&](std::size_t b) { return static_cast<std::ptrdiff_t>(b * band); };
+    for_each_carry_block<T, false>(m, in_step < 0, nullptr, scan, [&](std::size_t first, std::size_t width, C* prefix) {
+        alignas(64) std::array<C, carry_block_width<T>> next;  // the band's total, then the next band's prefix
+        C* total = next.data();
+        const T* x = input + first;
+        T* y = output + first;
+        scan_band<block_output::plain, Exclusive>(x, y, std::min(band, n), in_step, out_step, width, scan, nullptr, prefix, grouped);
+        for (std::size_t b = 1; b * band < n; ++b) {
+            scan_band<block_output::prefixed, Exclusive>(x + band_start(b) * in_step, y + band_start(b) * out_step, std::min(band, n - b * band),
+                                                         in_step, out_step, width, scan, prefix, total, grouped);
+            chain_prefix<T>(prefix, total, width, scan);
+            std::swap(prefix, total);
+        }
+    });
 }
 
 }  // namespace tensorops::detail
