@@ -47,7 +47,7 @@ struct family_info {
 
 const std::vector<family_info>& families() {
     static const std::vector<family_info> all = {
-        {family::scan, "scan", {"cumsum over rows", "cumsum along rows", "along, decreasing exclusive"}, tb::limit::copy, false},
+        {family::scan, "scan", {"cumsum over rows", "cumsum along rows", "along rows decreasing exclusive"}, tb::limit::copy, false},
         {family::reduce, "reduce", {"SUM over rows", "SUM along rows", "MAX over rows", "MAX along rows"}, tb::limit::read, false},
         {family::argmax, "argmax", {"over rows", "along rows"}, tb::limit::read, false},
         {family::log_sum_exp, "log-sum-exp", {"over rows", "along rows"}, tb::limit::read, true},
@@ -240,11 +240,11 @@ int main(int argc, char** argv) {
     buffers b;
     b.bytes = big;
     b.x = std::aligned_alloc(4096, big);
-    b.y = std::aligned_alloc(4096, big);
+    b.y = std::aligned_alloc(4096, 2 * big);  // argmax's int64 answers of a float16 row of 32 MiB: 128 MiB
     b.indices = static_cast<std::int64_t*>(std::aligned_alloc(4096, big / 16 * sizeof(std::int64_t)));
     if (b.x == nullptr || b.y == nullptr || b.indices == nullptr) return 1;
     std::memset(b.x, 0, big);
-    std::memset(b.y, 0, big);
+    std::memset(b.y, 0, 2 * big);
     tensorops::thread_pool pool(2);
     std::vector<std::size_t> widths;
     for (std::size_t w = 16; w <= (std::size_t{256} << 10); w *= 4) widths.push_back(w);
@@ -265,7 +265,7 @@ int main(int argc, char** argv) {
             for (element e : types) {
                 fill(b, e, big, big / 16);
                 for (std::size_t w : sizes_widths) {
-                    if (w > bytes) continue;
+                    if (2 * w > bytes) continue;  // at least two rows
                     const std::size_t rows = bytes / w;
                     // The indices of the rows family pick among this shape's rows.
                     for (std::size_t i = 0; i < rows; ++i) b.indices[i] %= static_cast<std::int64_t>(rows);
