@@ -153,6 +153,11 @@ inline constexpr std::size_t scan_band_bytes = std::size_t{2} << 20;
 /// stays in L1 or L2 (it is read and written once per row).
 inline constexpr std::size_t carry_block_bytes = std::size_t{16} << 10;
 
+/// Bytes of the compute type per panel of columns of a scan in bands (scan_rows_in_bands): its prefix and total rows,
+/// read and written whole by every band, are a panel wide, so they stay in cache however wide the rows are (rows up
+/// to a panel are walked as without panels).
+inline constexpr std::size_t band_panel_bytes = std::size_t{256} << 10;
+
 /// Rows per group of the carry-buffer kernel for scans that stay in cache: each vector of the carry row passes through
 /// a register for this many rows (one carry load and store per group, not per row).
 inline constexpr std::size_t carry_group_rows = 4;

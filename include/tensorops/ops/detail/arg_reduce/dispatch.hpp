@@ -26,6 +26,7 @@
 #include "../../../exec/split.hpp"
 #include "../../../iter/plan.hpp"
 #include "../reduce_nest.hpp"
+#include "../tuning.hpp"
 #include "inner.hpp"
 #include "outer_by_extreme.hpp"
 #include "parallel.hpp"
@@ -76,14 +77,20 @@ void run_arg_reduce(const T* input, const index_output& output, const iter::loop
 
 /// run_arg_reduce on an executor, with the same answer: one contiguous line into chunks of whole blocks
 /// (arg_reduce_line_in_chunks), an [n rows, w columns] nest reduced over its rows into bands of rows
-/// (arg_reduce_rows_in_bands), anything else into pieces of independent outputs.
+/// (arg_reduce_rows_in_bands) unless its rows are wide, anything else (wide rows: strips of columns) into pieces of
+/// independent outputs.
 template <bool Maximum, bool Last, class T>
 void run_arg_reduce_on(const executor_ref& exec, const T* input, const index_output& output, const iter::loop_nest<3>& nest,
                        iter::axis_set reduced) {
     const std::size_t bytes = nest.element_count() * sizeof(T);
-    const bool rows_reduced = nest.rank == 2 && reduced.test(0) && !reduced.test(1) && nest.inner_is_contiguous({0, 1});
+    // Rows wide enough that each thread's strip of columns is a long stream of every row are cut by columns (the
+    // pieces below), as scans across rows are (min_strip_bytes): the bands of rows keep a running best and its
+    // indices for every column in each band, as wide as the rows — for a few very wide rows, more memory to allocate,
+    // fill and merge than the input itself. Either way the answers are exact: the same.
+    const bool rows_in_bands = nest.rank == 2 && reduced.test(0) && !reduced.test(1) && nest.inner_is_contiguous({0, 1}) &&
+                              nest.sizes[1] * sizeof(T) < wanted_pieces(exec, bytes) * min_strip_bytes;
     if constexpr (builtin_element<T> && simd::vectorized && sizeof(simd::compute_t<T>) < 4) {  // 8- and 16-bit lanes
-        if (rows_reduced && wanted_pieces(exec, bytes) > 1 && nest.sizes[1] >= simd::lanes<T> && nest.sizes[0] >= 8) {
+        if (rows_in_bands && wanted_pieces(exec, bytes) > 1 && nest.sizes[1] >= simd::lanes<T> && nest.sizes[0] >= 8) {
             arg_reduce_rows_by_extreme_in_bands<Maximum, Last>(exec, input + nest.offsets[1], output.shifted(nest.offsets[0]), nest.sizes[1],
                                                                nest.sizes[0], nest.strides[1][0], nest.strides[2][0], nest.offsets[2]);
             return;
@@ -95,7 +102,7 @@ void run_arg_reduce_on(const executor_ref& exec, const T* input, const index_out
             arg_reduce_line_in_chunks<Maximum, Last>(exec, input + nest.offsets[1], output.shifted(nest.offsets[0]), nest.sizes[0],
                                                      nest.offsets[2]))
             return;
-        if (rows_reduced && wanted_pieces(exec, bytes) > 1 && nest.sizes[1] >= simd::lanes<T> &&
+        if (rows_in_bands && wanted_pieces(exec, bytes) > 1 && nest.sizes[1] >= simd::lanes<T> &&
             nest.sizes[0] >= 8 && nest.sizes[0] <= std::numeric_limits<L>::max()) {
             arg_reduce_rows_in_bands<Maximum, Last>(exec, input + nest.offsets[1], output.shifted(nest.offsets[0]), nest.sizes[1], nest.sizes[0],
                                                     nest.strides[1][0], nest.strides[2][0], nest.offsets[2]);

@@ -50,15 +50,25 @@ void scan_rows_in_register_tiles(const T* input, T* output, std::size_t n, std::
 /// n rows of m columns scanned across, by the kernel their size and type call for. `band`: rows per band
 /// (band_rows of the whole tensor's rows). Within one band, the three kernels compute the
 /// same running values, so which one runs (it depends on the size of the piece) never changes a result.
+/// Bands of one row (rows of at least half a band's bytes) are no bands at all where the running values are the
+/// outputs: band b's prefix is the output row before it (P_b = P_b−1 ∘ total_b−1, the same operations as the running
+/// value's), and it writes P_b ∘ (e ∘ x_b) where the running-value kernels write out_b−1 ∘ x_b, the same value — e ∘ x
+/// is x for ∘ with identity e, but for a sum's −0 (e + −0 = +0), which changes nothing added to a running sum that is
+/// never −0 (it starts from +0 and is −0 only as the sum of two −0). Those rows take the kernels without bands, which
+/// keep no prefix or total rows and read each input row once, in column blocks (policy.hpp, "Blocks"; the parallel
+/// scan keeps its bands: the same values).
 template <bool Exclusive, class T, class Scan>
 void scan_across_rows(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step,
                       std::size_t m, std::size_t band, const Scan& scan) {
     const bool in_place = static_cast<const void*>(input) == static_cast<const void*>(output) && in_step == out_step;
-    if (n > band)
+    // The carried-by-output kernel's outputs are its running values: not for float16 (rounded outputs) nor an in-place
+    // exclusive scan (see outer_rows.hpp).
+    const bool outputs_are_running = std::is_same_v<simd::compute_t<T>, T> && !(Exclusive && in_place);
+    if (n > band && !(band == 1 && outputs_are_running))
         scan_rows_in_bands<Exclusive>(input, output, n, in_step, out_step, m, band, scan);
     else if (2 * n * m * sizeof(T) <= register_tile_limit)
         scan_rows_in_register_tiles<Exclusive>(input, output, n, in_step, out_step, m, scan);
-    else if (std::is_same_v<simd::compute_t<T>, T> && !(Exclusive && in_place))
+    else if (outputs_are_running)
         scan_rows_carried_by_output<Exclusive>(input, output, n, in_step, out_step, m, scan);
     else
         scan_band<block_output::plain, Exclusive>(input, output, n, in_step, out_step, m, scan, nullptr, nullptr, groups_rows<T>(n, m));

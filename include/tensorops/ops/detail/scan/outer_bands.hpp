@@ -22,6 +22,12 @@ template <class T>
 inline constexpr std::size_t carry_block_width =
     std::max<std::size_t>(simd::lanes<T>, carry_block_bytes / sizeof(simd::compute_t<T>) / simd::lanes<T> * simd::lanes<T>);
 
+/// Columns per panel of a scan in bands (scan_rows_in_bands): band_panel_bytes of the compute type, a whole number of
+/// column blocks.
+template <class T>
+inline constexpr std::size_t band_panel_width = std::max(carry_block_width<T>, band_panel_bytes / sizeof(simd::compute_t<T>) /
+                                                                                   carry_block_width<T> * carry_block_width<T>);
+
 /// Whether a scan of n rows of m elements stays in cache, where scan_band groups its rows (see there).
 template <class T>
 [[nodiscard]] constexpr bool groups_rows(std::size_t n, std::size_t m) noexcept {
@@ -58,7 +64,10 @@ template <class T, bool CarryInTotal = true, class Scan, class Rows>
 /// band's total afterwards) or, when that is null, a buffer on the stack. `grouped`: groups of carry_group_rows rows
 /// pass each vector of the carry through a register (one carry load and store per group), for scans that stay in
 /// cache; a scan that streams from memory takes its rows one at a time — one read and one write stream rather than
-/// four of each (groups_rows, grouped_rows_limit). The running values are the same either way.
+/// four of each (groups_rows, grouped_rows_limit). The running values are the same either way. No page hints: this
+/// walk's step already loads and stores its carry besides the row, and the hints' page test at every vector step
+/// cost more than the hints saved, on every row width and type measured (bench/journal/2026-11-28-wide-rows.md);
+/// the one-pass parallel band keeps its hints (scan_band_as_prefix_arrives).
 /// Writes what Output says; `prefix`: the band's prefix row (m values) when prefixed.
 template <block_output Output, bool Exclusive, class T, class Scan>
 void scan_band(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m, const Scan& scan,
@@ -76,9 +85,8 @@ void scan_band(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step,
         if (grouped)
             for (; i + group <= n; i += group, x += group_step * in_step, y += group_step * y_step)
                 scan_rows_into_carry<group, Output, Exclusive>(x, y, in_step, y_step, width, carry, before, scan);
-        const row_hints hints{simd::rows_ahead_bytes<T>(in_step), Output == block_output::none ? 0 : simd::rows_ahead_bytes<T>(y_step)};
         for (; i < n; ++i, x += in_step, y += y_step)
-            scan_rows_into_carry<1, Output, Exclusive>(x, y, in_step, y_step, width, carry, before, scan, hints);
+            scan_rows_into_carry<1, Output, Exclusive>(x, y, in_step, y_step, width, carry, before, scan);
     });
 }
 
@@ -138,19 +146,35 @@ void scan_rows_band(const T* input, T* output, std::size_t n, std::ptrdiff_t in_
                                  groups_rows<T>(n, m));
 }
 
-/// More rows than one band: the bands in order, each one's prefix chained from the band before (policy.hpp, "Blocks").
+/// More rows than one band: the bands in order, each one's prefix chained from the band before (policy.hpp, "Blocks"),
+/// in panels of columns (band_panel_width): each panel walks every band before the next panel starts. Within a panel
+/// the bands go one after the other and each band its column blocks, so the column blocks of a band follow each other
+/// in every row (the memory a row's stream has run on into is read next, not after the whole tensor); the panel bounds
+/// the prefix and total rows, which every band reads and writes whole, to what stays in cache whatever the rows' width.
+/// A column's running values, prefixes and totals depend on that column alone: the panels change no result.
 template <bool Exclusive, class T, class Scan>
 void scan_rows_in_bands(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m,
                         std::size_t band, const Scan& scan) {
     using C = simd::compute_t<T>;
-    std::vector<C> rows(2 * m);  // the prefix entering the band, and the band's total (then the next prefix)
-    C* prefix = rows.data();
-    C* total = rows.data() + m;
-    scan_rows_band<block_output::plain, Exclusive>(input, output, n, in_step, out_step, m, band, 0, scan, nullptr, prefix);
-    for (std::size_t b = 1; b * band < n; ++b) {
-        scan_rows_band<block_output::prefixed, Exclusive>(input, output, n, in_step, out_step, m, band, b, scan, prefix, total);
-        chain_prefix<T>(prefix, total, m, scan);
-        std::swap(prefix, total);
+    const std::size_t panel = std::min(m, band_panel_width<T>);
+    std::vector<C> rows(2 * panel);  // the prefix entering the band, and the band's total (then the next prefix)
+    const bool grouped = groups_rows<T>(n, m);
+    const std::size_t panels = (m + panel - 1) / panel;
+    for (std::size_t k = 0; k < panels; ++k) {
+        // From the last panel down when the rows are walked downwards (see scan_rows_into_carry).
+        const std::size_t first = (in_step < 0 ? panels - 1 - k : k) * panel, width = std::min(panel, m - first);
+        C* prefix = rows.data();
+        C* total = rows.data() + panel;
+        const T* x = input + first;
+        T* y = output + first;
+        scan_band<block_output::plain, Exclusive>(x, y, std::min(band, n), in_step, out_step, width, scan, nullptr, prefix, grouped);
+        for (std::size_t b = 1; b * band < n; ++b) {
+            const auto start = static_cast<std::ptrdiff_t>(b * band);
+            scan_band<block_output::prefixed, Exclusive>(x + start * in_step, y + start * out_step, std::min(band, n - b * band), in_step, out_step,
+                                                         width, scan, prefix, total, grouped);
+            chain_prefix<T>(prefix, total, width, scan);
+            std::swap(prefix, total);
+        }
     }
 }
 

@@ -1,0 +1,123 @@
+// Scans over an outer axis of a few very wide rows (a row of half a band's bytes or more: bands of one row,
+// ops/detail/scan/policy.hpp "Blocks"): every output against the band rule computed here element by element, bit for
+// bit, on one thread and on a pool; integers against the reference. Rows are as wide as one band (2 MiB in the
+// default build; the sanitised builds' bands are 256 KiB: tools/run-tests.sh), with several column blocks and a ragged
+// vector tail, in shapes of 2, 3 and 5 rows and one with an outer dimension.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <tensorops/tensorops.hpp>
+
+#include "reference.hpp"
+#include "support.hpp"
+
+namespace {
+
+namespace wide_ref = tensorops_test::reference;
+using tensorops::axis_direction;
+using tensorops::scan_options;
+using tensorops::tensor_view;
+
+enum class wide_operation { sum, product };
+
+// The band rule for bands of one row along axis 0 of [n, m] (a rank-3 shape: per outer index), in the compute type:
+// row b's running value r_b = e ∘ x_b, the prefix P_1 = r_0 and P_b+1 = P_b ∘ r_b; the output of row b is r_0 for b = 0
+// and P_b ∘ r_b after it (exclusive: e, then P_b ∘ e). Rows taken in scan order (from the last when decreasing).
+template <class T>
+std::vector<T> one_row_bands(const std::vector<T>& x, std::size_t outer, std::size_t n, std::size_t m, wide_operation op, bool decreasing,
+                             bool exclusive) {
+    using C = tensorops::simd::compute_t<T>;
+    const C e = op == wide_operation::sum ? C(0) : C(1);
+    const auto combine = [&](C a, C b) { return op == wide_operation::sum ? C(a + b) : C(a * b); };
+    std::vector<T> y(x.size());
+    for (std::size_t o = 0; o < outer; ++o)
+        for (std::size_t j = 0; j < m; ++j) {
+            C prefix = e;
+            for (std::size_t k = 0; k < n; ++k) {
+                const std::size_t row = decreasing ? n - 1 - k : k;
+                const std::size_t at = (o * n + row) * m + j;
+                const C running = combine(e, static_cast<C>(x[at]));
+                const C out = exclusive ? (k == 0 ? e : combine(prefix, e)) : (k == 0 ? running : combine(prefix, running));
+                y[at] = static_cast<T>(out);
+                prefix = k == 0 ? running : combine(prefix, running);
+            }
+        }
+    return y;
+}
+
+template <class T, class E>
+void scan(E&& exec, wide_operation op, tensor_view<const T> in, tensor_view<T> out, scan_options options) {
+    if (op == wide_operation::sum) tensorops::cumulative_sum<T>(exec, in, out, options);
+    else tensorops::cumulative_product<T>(exec, in, out, options);
+}
+
+}  // namespace
+
+TEMPLATE_LIST_TEST_CASE("cumulative: a few rows of a band or more, over the outer axis, give the band rule's bits", "",
+                        tensorops_test::builtin_types) {
+    using T = TestType;
+    tensorops_test::test_rng rng(std::string("cumulative wide rows ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    const std::size_t m = tensorops::detail::scan_band_bytes / sizeof(T) + tensorops::detail::carry_block_width<T> + tensorops::simd::lanes<T> + 3;
+    REQUIRE(tensorops::detail::band_rows(m, sizeof(T)) == 1);
+    tensorops::thread_pool pool(2);
+    struct shape_case {
+        std::size_t outer, n;
+    };
+    const shape_case shapes[] = {{1, 2}, {1, 3}, {1, 5}, {2, 3}};
+    struct variant {
+        wide_operation op;
+        bool decreasing, exclusive, in_place, on_pool;
+    };
+    const variant variants[] = {{wide_operation::sum, false, false, false, false}, {wide_operation::sum, true, true, false, true},
+                                {wide_operation::sum, false, true, true, false},   {wide_operation::product, true, false, true, true},
+                                {wide_operation::product, false, true, false, false}, {wide_operation::sum, true, false, false, true}};
+    for (std::size_t shape_number = 0; shape_number < std::size(shapes); ++shape_number) {
+        const auto [outer, n] = shapes[shape_number];
+        const std::vector<std::size_t> sizes = outer == 1 ? std::vector<std::size_t>{n, m} : std::vector<std::size_t>{outer, n, m};
+        const std::size_t axis = sizes.size() - 2, count = outer * n * m;
+        // Values for sums and products alike: magnitudes in [0.5, 1.5), and −0 (e + −0 = +0: the one value e ∘ x changes).
+        std::vector<T> values(count);
+        for (auto& x : values) {
+            if constexpr (std::is_integral_v<T>) x = tensorops_test::random_value<T>(rng);
+            else {  // integer draws: the reals' generator is the test's slowest part at these sizes
+                const auto r = rng.uniform<std::uint32_t>(0, 4095);
+                x = static_cast<T>(r < 80 ? -0.0 : (r % 2 == 0 ? 1.0 : -1.0) * (0.5 + static_cast<double>(r / 2) / 2048.0));
+            }
+        }
+        // Two variants a shape, every variant met (sanitised builds: one a shape, on one thread and on the pool).
+        for (std::size_t k = 0; k < 2; ++k) {
+            if (!tensorops_test::runs_in_this_build(shape_number + k)) continue;
+            const variant& v = variants[(2 * shape_number + k) % std::size(variants)];
+            std::vector<T> out(count, T(7)), inout = values;
+            const scan_options options{axis, v.decreasing ? axis_direction::decreasing : axis_direction::increasing, v.exclusive};
+            const auto run_on = [&](auto&& exec) {
+                if (v.in_place) scan<T>(exec, v.op, tensor_view<const T>(inout.data(), sizes), tensor_view<T>(inout.data(), sizes), options);
+                else scan<T>(exec, v.op, tensor_view<const T>(values.data(), sizes), tensor_view<T>(out.data(), sizes), options);
+            };
+            if (v.on_pool) run_on(pool);
+            else run_on(tensorops::sequential);
+            const std::vector<T>& actual = v.in_place ? inout : out;
+            INFO("[" << outer << ", " << n << ", " << m << "] decreasing " << v.decreasing << ", exclusive " << v.exclusive << ", in place "
+                     << v.in_place << ", pool " << v.on_pool << ", product " << (v.op == wide_operation::product));
+            std::size_t first_wrong = count;
+            if constexpr (std::is_integral_v<T>) {
+                const auto expected = wide_ref::cumulative(wide_ref::dense<T>(sizes, values), axis, v.decreasing, v.exclusive,
+                                                           v.op == wide_operation::sum ? wide_ref::scan_operation::sum : wide_ref::scan_operation::product);
+                for (std::size_t i = 0; i < count && first_wrong == count; ++i)
+                    if (actual[i] != expected.values[i]) first_wrong = i;
+            } else {
+                const auto expected = one_row_bands(values, outer, n, m, v.op, v.decreasing, v.exclusive);
+                for (std::size_t i = 0; i < count && first_wrong == count; ++i)
+                    if (!tensorops_test::same_bits(actual[i], expected[i])) first_wrong = i;
+            }
+            INFO("first wrong element " << first_wrong << " of " << count);
+            REQUIRE(first_wrong == count);
+        }
+    }
+}
