@@ -4,4 +4,5 @@
 #pragma once
 
 #include "mpi/cumulative.hpp"
+#include "mpi/reduce.hpp"
 #include "mpi/sharded.hpp"
