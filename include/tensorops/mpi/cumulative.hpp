@@ -2,7 +2,7 @@
 // the single-process operator on the packed global tensor for any number of ranks and any executor.
 #pragma once
 
-#include <mpi.h>
+#include "detail/mpi_c.hpp"
 
 #include <concepts>
 #include <cstddef>

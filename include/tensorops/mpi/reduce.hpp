@@ -14,7 +14,7 @@
 //     the sharded axis reduced, its cascade from per-shard partials) is the next step: bench/mpi.md.
 #pragma once
 
-#include <mpi.h>
+#include "detail/mpi_c.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -320,6 +320,30 @@ void argmin(E&& exec, sharded_view<In> input, tensor_view<I> output, std::span<c
             axis_direction direction = axis_direction::increasing, result_at where = on_every_rank) {
     using T = std::remove_const_t<In>;
     detail::sharded_reduce_whole<T, I>(exec, "mpi::argmin", sharded_view<const T>(input), output, reduce_function::argmin, axes, direction, where);
+}
+
+/// mpi::argmax and mpi::argmin on the calling thread of each rank (both forms).
+template <class In, index_element I>
+    requires detail::sharded_reduce_element<std::remove_const_t<In>>
+void argmax(sharded_view<In> input, sharded_view<I> output, std::span<const std::size_t> axes, axis_direction direction = axis_direction::increasing) {
+    argmax(sequential, input, output, axes, direction);
+}
+template <class In, index_element I>
+    requires detail::sharded_reduce_element<std::remove_const_t<In>>
+void argmax(sharded_view<In> input, tensor_view<I> output, std::span<const std::size_t> axes, axis_direction direction = axis_direction::increasing,
+            result_at where = on_every_rank) {
+    argmax(sequential, input, output, axes, direction, where);
+}
+template <class In, index_element I>
+    requires detail::sharded_reduce_element<std::remove_const_t<In>>
+void argmin(sharded_view<In> input, sharded_view<I> output, std::span<const std::size_t> axes, axis_direction direction = axis_direction::increasing) {
+    argmin(sequential, input, output, axes, direction);
+}
+template <class In, index_element I>
+    requires detail::sharded_reduce_element<std::remove_const_t<In>>
+void argmin(sharded_view<In> input, tensor_view<I> output, std::span<const std::size_t> axes, axis_direction direction = axis_direction::increasing,
+            result_at where = on_every_rank) {
+    argmin(sequential, input, output, axes, direction, where);
 }
 
 }  // namespace tensorops::mpi

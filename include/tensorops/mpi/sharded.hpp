@@ -2,7 +2,7 @@
 // place in the global tensor, and the collective check that every rank describes the same global tensor.
 #pragma once
 
-#include <mpi.h>
+#include "detail/mpi_c.hpp"
 
 #include <algorithm>
 #include <array>

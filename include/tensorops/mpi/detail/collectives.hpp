@@ -2,7 +2,7 @@
 // keeps every rank in step when an argument is wrong: an error on any rank becomes the same tensorops::error on all.
 #pragma once
 
-#include <mpi.h>
+#include "mpi_c.hpp"
 
 #include <climits>
 #include <cstddef>

@@ -2,7 +2,7 @@
 // the reductions whose single-process order cannot yet be rebuilt from per-shard partials (mpi/reduce.hpp says which).
 #pragma once
 
-#include <mpi.h>
+#include "mpi_c.hpp"
 
 #include <cstddef>
 #include <cstring>

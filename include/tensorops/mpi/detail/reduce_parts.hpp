@@ -2,7 +2,7 @@
 // call on packed local views, and how ARGMAX / ARGMIN candidates from different shards compare.
 #pragma once
 
-#include <mpi.h>
+#include "mpi_c.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -24,7 +24,7 @@
 // read before it is written, and phases 1 and 2 write nothing).
 #pragma once
 
-#include <mpi.h>
+#include "mpi_c.hpp"
 
 #include <algorithm>
 #include <array>
