@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs every test, in four configurations:
+# Builds and runs every test, in five configurations:
 #   gcc-baseline   g++ -Og, -march=x86-64 (SSE2), plus the package-consumption tests
 #   gcc-v3         g++ -O2, -march=x86-64-v3 (AVX2, FMA, F16C)
 #   clang-v3-san   clang++, -march=x86-64-v3, AddressSanitizer + UndefinedBehaviorSanitizer, plus the dml tests, the README
@@ -7,6 +7,8 @@
 #                  replay of the dml fuzzer's seed corpus (fuzz/corpus: every input checked as the fuzzer checks it)
 #   gcc-scalar-san g++, -march=x86-64, xsimd disabled (scalar paths), AddressSanitizer + UndefinedBehaviorSanitizer,
 #                  plus the examples
+#   clang-mpi      the tests of tensorops::mpi (tests/mpi) and its example, each run under mpiexec on 1-4 ranks
+#                  (clang++ -O0 -march=x86-64-v3: they only have to run; at -O1 their build took six times the CPU)
 # and, when asked for by name:
 #   clang-fuzz     the libFuzzer target of tensorops::dml (clang++, -march=x86-64-v3, the sanitizers) and a run of it of
 #                  TENSOROPS_FUZZ_SECONDS (default 300) from the seed corpus: run it after changing dml/ or a kernel's
@@ -21,7 +23,7 @@
 # custom_type, run as tests, under the sanitizers) in gcc-scalar-san (at -O0: they only have to run, and the demo took
 # 130 s at -O1; there its 60-100 s overlap the shorter of the two unity groups, where in gcc-baseline they added
 # ~45 s to the build). The kernels behind them are tested in every configuration.
-# Usage: tools/run-tests.sh [configuration ...]   (default: the four above; clang-fuzz and gcc-v4 only by name)
+# Usage: tools/run-tests.sh [configuration ...]   (default: the five above; clang-fuzz and gcc-v4 only by name)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=ensure-packages.sh
@@ -62,6 +64,8 @@ configure_args() {
                           -DTENSOROPS_DML_TESTS=ON) ;;
     clang-fuzz)     args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0" "${without_dml[@]}"
                           -DTENSOROPS_BUILD_TESTS=OFF -DTENSOROPS_BUILD_FUZZER=ON "-DTENSOROPS_FUZZ_SECONDS=${TENSOROPS_FUZZ_SECONDS:-300}") ;;
+    clang-mpi)      args=(-DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE= "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0" -DTENSOROPS_BUILD_TESTS=OFF
+                          -DTENSOROPS_BUILD_EXAMPLES=OFF -DTENSOROPS_MPI_TESTS=ON) ;;
     gcc-scalar-san) args=(-DCMAKE_CXX_COMPILER=g++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64 -Og" -DTENSOROPS_USE_XSIMD=OFF
                           -DTENSOROPS_BUILD_EXAMPLES=ON -DTENSOROPS_EXAMPLE_COMPILE_OPTIONS=-O0 -DTENSOROPS_DML_TESTS=OFF) ;;
     # GCC 12 warns of uninitialised values inside its own avx512fintrin.h (_mm512_undefined_*): not ours. And at this
@@ -76,11 +80,15 @@ configure_args() {
 
 configurations=("$@")
 if [ ${#configurations[@]} -eq 0 ]; then
-  configurations=(gcc-v3 clang-v3-san gcc-baseline gcc-scalar-san)  # lanes (below): gcc-v3, gcc-baseline | the sanitised
+  configurations=(gcc-v3 clang-v3-san gcc-baseline gcc-scalar-san clang-mpi)  # lanes (below): gcc-v3, gcc-baseline, clang-mpi | the sanitised
   if grep -qw avx512bw /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo; then
     echo "== this CPU has AVX-512: 'tools/run-tests.sh gcc-v4' tests the 512-bit paths (not part of the default run)"
   fi
 fi
+# tensorops::mpi (clang-mpi) needs an MPI implementation.
+for configuration in "${configurations[@]}"; do
+  if [ "$configuration" = clang-mpi ]; then ensure_packages libopenmpi-dev openmpi-bin; fi
+done
 for configuration in "${configurations[@]}"; do
   if [ "$configuration" = gcc-v4 ] && ! { grep -qw avx512bw /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo; }; then
     echo "gcc-v4 needs a CPU with AVX-512 (F, BW, DQ, VL)" >&2

@@ -1,0 +1,212 @@
+// tensorops/mpi/cumulative.hpp — cumulative sum, product and scan of a sharded tensor, along any axis, bit-identical to
+// the single-process operator on the packed global tensor for any number of ranks and any executor.
+#pragma once
+
+#include "detail/mpi_c.hpp"
+
+#include <concepts>
+#include <cstddef>
+#include <functional>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "../core/element.hpp"
+#include "../core/tensor_view.hpp"
+#include "../exec/executor.hpp"
+#include "../ops/arguments.hpp"
+#include "../ops/cumulative.hpp"
+#include "detail/collectives.hpp"
+#include "detail/scan_chain.hpp"
+#include "detail/staging.hpp"
+#include "sharded.hpp"
+
+namespace tensorops::mpi {
+namespace detail {
+
+/// The sharding of an operator's input and output, checked collectively (agree_on): every rank passes or every rank
+/// throws the same tensorops::error, before anything is written. `local_checks` are this rank's own argument checks.
+template <class In, class Out, class LocalChecks>
+[[nodiscard]] std::pair<sharding, sharding> agree_on_shardings(std::string_view operation, const sharded_view<In>& input,
+                                                               const sharded_view<Out>& output, const LocalChecks& local_checks) {
+    const MPI_Comm comm = input.comm();
+    if (comm == MPI_COMM_NULL) throw tensorops::error(operation, "input.comm", "is MPI_COMM_NULL: the ranks have no communicator to agree on");
+    const place here = place_in(comm);
+    const auto records = all_gather(comm, std::array<shard_record, 2>{shard_record_of(input), shard_record_of(output)});
+    std::pair<sharding, sharding> result;
+    agree_on(comm, [&] {
+        if (output.comm() != comm) throw tensorops::error(operation, "output.comm", "differs from input.comm");
+        local_checks();
+        std::vector<shard_record> in(records.size()), out(records.size());
+        for (std::size_t r = 0; r < records.size(); ++r) {
+            in[r] = records[r][0];
+            out[r] = records[r][1];
+        }
+        result.first = sharding_of(operation, "input", in, here);
+        result.second = sharding_of(operation, "output", out, here);
+        if (result.first.axis != result.second.axis || result.first.shards.size() != result.second.shards.size())
+            throw tensorops::error(operation, "output.axis", "differs from input.axis: the output is sharded as the input");
+        for (std::size_t r = 0; r < result.first.shards.size(); ++r)
+            if (result.first.shards[r].offset != result.second.shards[r].offset || result.first.shards[r].count != result.second.shards[r].count)
+                throw tensorops::error(operation, "output.offset", "rank " + std::to_string(r) + "'s output shard differs from its input shard");
+    });
+    return result;
+}
+
+/// The sharded scan: validate collectively, compute on the packed shard (a packed copy if the views are not packed),
+/// by the path the axes call for (see cumulative_sum below).
+template <class T, class Scan>
+void sharded_cumulative(const executor_ref& exec, std::string_view operation, const sharded_view<const T>& input, const sharded_view<T>& output,
+                        const scan_options& options, const Scan& scan) {
+    const tensor_view<const T>& in = input.local();
+    const tensor_view<T>& out = output.local();
+    const auto shardings = agree_on_shardings(operation, input, output, [&] {
+        tensorops::detail::require_same_sizes(operation, "input.local", in, "output.local", out);
+        tensorops::detail::require_axis(operation, "options.axis", options.axis, in.rank());
+        tensorops::detail::require_direction(operation, "options.direction", options.direction);
+        tensorops::detail::require_unique(operation, "output.local", out);
+        tensorops::detail::require_exact_alias_or_disjoint(operation, "output.local", out, "input.local", in);
+    });
+    const sharding& sh = shardings.first;
+    std::size_t global_count = 1;
+    for (std::size_t d = 0; d < sh.rank_dims; ++d) global_count *= sh.global[d];
+    if (global_count == 0) return;
+
+    std::vector<T> staging;
+    const T* x = in.data();
+    T* y = out.data();
+    const bool staged = !is_packed(in) || !is_packed(out);
+    if (staged && !in.empty()) {
+        staging = packed_copy(in);
+        x = y = staging.data();
+    }
+    const std::size_t axis = options.axis;
+    const bool decreasing = options.direction == axis_direction::decreasing;
+    const auto run = [&]<bool Exclusive>() {
+        if (axis == sh.axis) {
+            const scan_geometry g = global_scan_geometry<T, Scan>(sh.global, sh.rank_dims, axis, decreasing);
+            std::vector<traversal_range> ranges(sh.shards.size());
+            for (std::size_t r = 0; r < ranges.size(); ++r) {
+                const shard_range& s = sh.shards[r];
+                ranges[r] = decreasing ? traversal_range{g.n - s.offset - s.count, g.n - s.offset} : traversal_range{s.offset, s.offset + s.count};
+            }
+            const traversal_range mine = ranges[static_cast<std::size_t>(sh.here.rank)];
+            const int rank = sh.here.rank, last = sh.here.ranks - 1;
+            const int previous = decreasing ? (rank < last ? rank + 1 : -1) : rank - 1;
+            const int next = decreasing ? rank - 1 : (rank < last ? rank + 1 : -1);
+            sharded_axis_scan<Exclusive, T, Scan> engine(x, y, g, mine.begin, mine.end, decreasing, scan);
+            engine.run(input.comm(), previous, next, ranges);
+            return;
+        }
+        if (in.empty()) return;
+        if (sh.axis < axis) {  // whole lines of the global tensor, the same structure as there: the library's own call
+            tensorops::detail::cumulative(exec, operation, tensor_view<const T>(x, in.sizes()), tensor_view<T>(y, in.sizes()), options, scan);
+            return;
+        }
+        // The sharded axis lies within the columns: whole lines again, but the library would choose its blocks and
+        // kernel from this shard's narrower rows; the global tensor's are imposed instead.
+        const scan_geometry g = global_scan_geometry<T, Scan>(sh.global, sh.rank_dims, axis, decreasing);
+        std::size_t m = 1;
+        for (std::size_t d = axis + 1; d < in.rank(); ++d) m *= in.size(d);
+        if constexpr (Scan::vectorizable && simd::vectorized) {
+            if (g.vector_rows) {
+                const std::ptrdiff_t step = (decreasing ? -1 : 1) * static_cast<std::ptrdiff_t>(m);
+                const std::ptrdiff_t first_row = decreasing ? static_cast<std::ptrdiff_t>((g.n - 1) * m) : 0;
+                for (std::size_t line = 0; line < g.outer; ++line)
+                    tensorops::detail::scan_across_rows<Exclusive>(x + line * g.n * m + first_row, y + line * g.n * m + first_row, g.n, step, step, m,
+                                                                   g.block, scan);
+                return;
+            }
+        }
+        scan_geometry local = g;
+        local.inner = m;
+        local.block = g.n;
+        local.contiguous = false;
+        local.vector_rows = false;
+        sharded_axis_scan<Exclusive, T, Scan>(x, y, local, 0, g.n, decreasing, scan).run_local();
+    };
+    if (options.exclusive) run.template operator()<true>();
+    else run.template operator()<false>();
+    if (staged && !in.empty()) unpack_into(staging.data(), out);
+}
+
+/// The same shard seen as K (wrapping_kernel_t: a signed integer as its unsigned type).
+template <class K, class T>
+[[nodiscard]] sharded_view<K> sharded_as(const sharded_view<T>& view) {
+    return sharded_view<K>(tensorops::detail::view_as<K>(view.local()), view.axis(), view.offset(), view.global_size(), view.comm());
+}
+
+template <template <class> class Scan, class T>
+void wrapping_sharded_cumulative(const executor_ref& exec, std::string_view operation, const sharded_view<const T>& input,
+                                 const sharded_view<T>& output, const scan_options& options) {
+    using K = wrapping_kernel_t<T>;
+    sharded_cumulative(exec, operation, sharded_as<const K>(input), sharded_as<K>(output), options, Scan<K>{});
+}
+
+}  // namespace detail
+
+/// Cumulative sum of a sharded tensor along `options.axis` (any axis: the sharded one or another), into `output`,
+/// sharded exactly as `input` (same communicator, axis and shards). A collective: every rank of the communicator calls
+/// it with its own shard, in the same order as its other collectives on that communicator.
+///
+/// Result: on every rank, bit for bit what tensorops::cumulative_sum computes for that shard's elements on the
+/// gathered global tensor laid out packed row-major — for any number of ranks, any shard sizes (unequal, empty) and
+/// any executor. The single process computes long scans in fixed blocks fixed by the global shape (see
+/// ops/cumulative.hpp); each rank computes the same blocks (mpi/detail/scan_chain.hpp): a block that straddles two
+/// shards is completed by passing its running value (and, for a vector step cut in two, its few elements) from one
+/// rank to the next. Types, rounding, NaN and wrap-around as tensorops::cumulative_sum; T must be trivially copyable.
+/// Aliasing: output.local() may be exactly input.local() (in place); any other overlap is an error.
+/// Errors (tensorops::error, on every rank, before anything is written on any rank): anything
+/// tensorops::cumulative_sum refuses on a rank's local views, and shardings that do not describe one global tensor
+/// (ranks disagreeing on the rank, the axis or the global sizes; shards not tiling the axis in rank order; output
+/// sharded differently from input; input.comm() == MPI_COMM_NULL, which is reported on that rank alone).
+/// Communication along the sharded axis: one message of the running values (lines × columns) from each rank to the
+/// next, and an allgather of the block totals (one per line and column per 512 KiB block or 2 MiB band); along any
+/// other axis, none. The executor runs the local scans of lines wholly on this rank; the chain of blocks along the
+/// sharded axis runs on the calling thread.
+template <additive T, class E>
+    requires executor<std::remove_reference_t<E>>
+void cumulative_sum(E&& exec, sharded_view<const std::type_identity_t<T>> input, sharded_view<T> output, scan_options options = {}) {
+    detail::wrapping_sharded_cumulative<tensorops::detail::sum_scan>(exec, "mpi::cumulative_sum", input, output, options);
+}
+/// cumulative_sum on the calling thread of each rank.
+template <additive T>
+void cumulative_sum(sharded_view<const std::type_identity_t<T>> input, sharded_view<T> output, scan_options options = {}) {
+    detail::wrapping_sharded_cumulative<tensorops::detail::sum_scan>(sequential, "mpi::cumulative_sum", input, output, options);
+}
+
+/// Cumulative product of a sharded tensor: as mpi::cumulative_sum, with × and the identity 1 (integers wrap).
+template <multiplicative T, class E>
+    requires executor<std::remove_reference_t<E>>
+void cumulative_product(E&& exec, sharded_view<const std::type_identity_t<T>> input, sharded_view<T> output, scan_options options = {}) {
+    detail::wrapping_sharded_cumulative<tensorops::detail::product_scan>(exec, "mpi::cumulative_product", input, output, options);
+}
+/// cumulative_product on the calling thread of each rank.
+template <multiplicative T>
+void cumulative_product(sharded_view<const std::type_identity_t<T>> input, sharded_view<T> output, scan_options options = {}) {
+    detail::wrapping_sharded_cumulative<tensorops::detail::product_scan>(sequential, "mpi::cumulative_product", input, output, options);
+}
+
+/// Cumulative scan of a sharded tensor with a caller's associative `operation` and its `identity`: as
+/// tensorops::cumulative_scan (computed in T, one element at a time, in traversal order), sharded as
+/// mpi::cumulative_sum. Along the sharded axis the line is one chain: each rank waits for the running values of the
+/// ranks before it (the single process's order allows nothing else).
+template <element T, class E, class Operation>
+    requires executor<std::remove_reference_t<E>> && std::regular_invocable<const Operation&, const T&, const T&> &&
+             std::convertible_to<std::invoke_result_t<const Operation&, const T&, const T&>, T>
+void cumulative_scan(E&& exec, sharded_view<const std::type_identity_t<T>> input, sharded_view<T> output, scan_options options, Operation operation,
+                     std::type_identity_t<T> identity) {
+    detail::sharded_cumulative(exec, "mpi::cumulative_scan", input, output, options,
+                               tensorops::detail::custom_scan<T, Operation>{std::move(operation), std::move(identity)});
+}
+/// cumulative_scan on the calling thread of each rank.
+template <element T, class Operation>
+    requires std::regular_invocable<const Operation&, const T&, const T&> &&
+             std::convertible_to<std::invoke_result_t<const Operation&, const T&, const T&>, T>
+void cumulative_scan(sharded_view<const std::type_identity_t<T>> input, sharded_view<T> output, scan_options options, Operation operation,
+                     std::type_identity_t<T> identity) {
+    detail::sharded_cumulative(sequential, "mpi::cumulative_scan", input, output, options,
+                               tensorops::detail::custom_scan<T, Operation>{std::move(operation), std::move(identity)});
+}
+
+}  // namespace tensorops::mpi

@@ -1,0 +1,349 @@
+// tensorops/mpi/reduce.hpp — reduce (the twelve functions) and argmax / argmin of a sharded tensor over any set of
+// axes, bit-identical to the single-process operator on the packed global tensor.
+//
+// Two forms. The sharded axis kept: the output is sharded as the input, every group lies on one rank. The sharded axis
+// reduced: the output is the whole reduced tensor, on every rank or on one root. How each result is made:
+//   - exact in any order (integer SUM, MULTIPLY, L1, SUM_SQUARE, MAX, MIN: wrapping arithmetic and comparisons;
+//     ARGMAX / ARGMIN of any type: comparisons only): each rank reduces its shard with the library, and the partials
+//     (one per output per rank) are combined — communication independent of the tensor's size along the sharded axis;
+//   - the others (floating sums, products, norms, LOG_SUM_EXP, floating MAX / MIN, whose signed zeros and NaN payloads
+//     follow the kernel's order): the global tensor is gathered (on every rank, or on the root) and reduced there.
+//     Correct and bit-identical, but its communication and memory grow with the tensor. Even with the sharded axis
+//     kept, a shard's groups are not always computed as the global tensor's: the kernels batch neighbouring groups and
+//     may finish a group differently by its place in a batch. Rebuilding the library's fixed blocks per shard (and, for
+//     the sharded axis reduced, its cascade from per-shard partials) is the next step: bench/mpi.md.
+#pragma once
+
+#include "detail/mpi_c.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "cumulative.hpp"
+#include "detail/gather.hpp"
+#include "detail/reduce_parts.hpp"
+#include "sharded.hpp"
+
+namespace tensorops::mpi {
+
+/// Where a reduction over the sharded axis leaves its result: on every rank (root < 0, as an allreduce) or on rank
+/// `root` alone (as a reduce; the other ranks' outputs are neither checked nor written).
+struct result_at {
+    int root = -1;
+};
+inline constexpr result_at on_every_rank{};
+[[nodiscard]] constexpr result_at on_rank(int root) noexcept { return {root}; }
+
+namespace detail {
+
+template <class T, class U>
+void sharded_reduce_kept(const executor_ref& exec, std::string_view operation, const sharded_view<const T>& input, const sharded_view<U>& output,
+                         reduce_function function, std::span<const std::size_t> axes, axis_direction direction) {
+    const auto shardings = agree_on_shardings(operation, input, output, [&] {
+        require_function_and_types<T, U>(operation, function);
+        if (is_arg(function)) tensorops::detail::require_direction(operation, "direction", direction);
+        if (std::find(axes.begin(), axes.end(), input.axis()) != axes.end())
+            throw tensorops::error(operation, "axes", "reduce the sharded axis: its result is the whole reduced tensor (give a tensor_view output)");
+        (void)tensorops::detail::plan_reduce<2>(operation, input.local(), output.local(), axes);
+    });
+    const sharding& sh = shardings.first;
+    require_global_group<U>(operation, function, sh, axes);  // the same verdict on every rank: from the shared table
+    // Locally when the function is exact in any order. (A floating reduction of a shard is not always the global one's:
+    // the kernels batch neighbouring groups, and a group's last rounding can depend on its place in a batch —
+    // tests/mpi found LOG_SUM_EXP rows finished differently; an element-wise map may round vector and tail alike or not.)
+    const bool local = combines_exactly<T>(function);
+    const packed_input<T> in(input.local());
+    if (local) {
+        if (!output.local().empty()) reduce_packed(exec, in.data, input.local().sizes(), output.local(), function, axes, direction);
+        return;
+    }
+    const std::vector<T> global = gather_global<T>(input.comm(), sh, in.data, -1);
+    const std::span<const std::size_t> global_sizes(sh.global.data(), sh.rank_dims);
+    extents_array result_sizes = sh.global;
+    for (std::size_t axis : axes) result_sizes[axis] = 1;
+    std::size_t results = 1;
+    for (std::size_t d = 0; d < sh.rank_dims; ++d) results *= result_sizes[d];
+    std::vector<U> result(results);
+    const std::span<const std::size_t> result_span(result_sizes.data(), sh.rank_dims);
+    if (results > 0)
+        reduce_locally(exec, tensor_view<const T>(global.empty() ? nullptr : global.data(), global_sizes), tensor_view<U>(result.data(), result_span),
+                       function, axes, direction);
+    if (output.local().empty()) return;
+    // This rank's outputs: the sharded axis is kept, so they are the result's [offset, offset + count) along it.
+    const strides_array result_strides = packed_strides(result_sizes, sh.rank_dims);
+    const tensor_view<const U> mine(result.data() + sh.mine().offset * static_cast<std::size_t>(result_strides[sh.axis]), output.local().sizes(),
+                                    std::span<const std::ptrdiff_t>(result_strides.data(), sh.rank_dims));
+    const std::vector<U> packed = packed_copy(mine);
+    unpack_into(packed.data(), output.local());
+}
+
+/// Exact partials combined in rank order (integer SUM, MULTIPLY, L1, SUM_SQUARE, MAX, MIN: any order gives the same).
+template <class T>
+[[nodiscard]] T combine_partials(reduce_function function, const T& a, const T& b) {
+    if constexpr (std::is_integral_v<T>) {
+        const auto wide_a = static_cast<std::uint64_t>(a), wide_b = static_cast<std::uint64_t>(b);
+        switch (function) {
+            case reduce_function::multiply: return static_cast<T>(wide_a * wide_b);
+            case reduce_function::max: return std::max(a, b);
+            case reduce_function::min: return std::min(a, b);
+            default: return static_cast<T>(wide_a + wide_b);  // SUM, L1, SUM_SQUARE: sums of the partial sums
+        }
+    } else {
+        (void)function;
+        (void)b;
+        return a;
+    }
+}
+
+/// ARGMAX / ARGMIN over axes that include the sharded one: each rank's extreme (value and global flat index) per
+/// output, gathered, the best kept (NaN first, then the value, then the lower or higher index).
+template <class T, class U>
+void arg_reduce_across(const executor_ref& exec, const sharding& sh, MPI_Comm comm, const T* input, std::span<const std::size_t> local_sizes,
+                       const tensor_view<U>& output, bool maximum, std::span<const std::size_t> axes, axis_direction direction, int root) {
+    const std::vector<std::size_t> out_sizes = reduced_sizes(local_sizes, axes);
+    std::size_t outputs = 1;
+    for (std::size_t size : out_sizes) outputs *= size;
+    const bool has = sh.mine().count > 0;
+    std::vector<std::uint64_t> local_index(outputs, 0);
+    if (has && outputs > 0) {
+        const tensor_view<const T> in(input, local_sizes);
+        const tensor_view<std::uint64_t> where(local_index.data(), out_sizes);
+        if (maximum) tensorops::argmax(exec, in, where, axes, direction);
+        else tensorops::argmin(exec, in, where, axes, direction);
+    }
+    std::vector<std::size_t> reduced(axes.begin(), axes.end());
+    std::sort(reduced.begin(), reduced.end());
+    const std::size_t rank = local_sizes.size();
+    const auto local_strides = mpi::detail::packed_strides([&] {
+        extents_array e{};
+        for (std::size_t d = 0; d < rank; ++d) e[d] = local_sizes[d];
+        return e;
+    }(), rank);
+    struct candidate {
+        T value;
+        std::uint64_t index;
+        std::uint8_t present;
+    };
+    constexpr std::size_t record = sizeof(T) + sizeof(std::uint64_t) + 1;
+    std::vector<unsigned char> mine(outputs * record);
+    std::vector<std::size_t> coordinate(rank);
+    for (std::size_t o = 0; o < outputs; ++o) {
+        std::size_t rest = o;
+        for (std::size_t d = rank; d-- > 0;) {
+            coordinate[d] = rest % out_sizes[d];
+            rest /= out_sizes[d];
+        }
+        candidate c{T{}, 0, static_cast<std::uint8_t>(has ? 1 : 0)};
+        if (has) {
+            std::uint64_t flat = local_index[o];
+            for (std::size_t i = reduced.size(); i-- > 0;) {
+                coordinate[reduced[i]] = flat % local_sizes[reduced[i]];
+                flat /= local_sizes[reduced[i]];
+            }
+            std::ptrdiff_t at = 0;
+            for (std::size_t d = 0; d < rank; ++d) at += static_cast<std::ptrdiff_t>(coordinate[d]) * local_strides[d];
+            c.value = input[at];
+            for (std::size_t axis : reduced) c.index = c.index * sh.global[axis] + coordinate[axis] + (axis == sh.axis ? sh.mine().offset : 0);
+        }
+        unsigned char* bytes = mine.data() + o * record;
+        std::memcpy(bytes, &c.value, sizeof(T));
+        std::memcpy(bytes + sizeof(T), &c.index, sizeof(std::uint64_t));
+        bytes[record - 1] = c.present;
+    }
+    const std::size_t ranks = sh.shards.size();
+    std::vector<std::size_t> count(ranks, mine.size()), displacement(ranks);
+    for (std::size_t r = 0; r < ranks; ++r) displacement[r] = r * mine.size();
+    const bool receives = root < 0 || root == sh.here.rank;
+    std::vector<unsigned char> all(receives ? ranks * mine.size() : 0);
+    gather_bytes(comm, mine.data(), count, displacement, all.data(), root);
+    if (!receives || outputs == 0) return;
+    const bool last = direction == axis_direction::decreasing;
+    std::vector<U> result(outputs);
+    for (std::size_t o = 0; o < outputs; ++o) {
+        bool found = false;
+        T best_value{};
+        std::uint64_t best_index = 0;
+        for (std::size_t r = 0; r < ranks; ++r) {
+            const unsigned char* bytes = all.data() + r * mine.size() + o * record;
+            if (bytes[record - 1] == 0) continue;
+            T value;
+            std::uint64_t index;
+            std::memcpy(&value, bytes, sizeof(T));
+            std::memcpy(&index, bytes + sizeof(T), sizeof(std::uint64_t));
+            if (!found || beats(value, index, best_value, best_index, maximum, last)) {
+                best_value = value;
+                best_index = index;
+                found = true;
+            }
+        }
+        result[o] = static_cast<U>(best_index);
+    }
+    unpack_into(result.data(), output);
+}
+
+template <class T, class U>
+void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, const sharded_view<const T>& input, const tensor_view<U>& output,
+                          reduce_function function, std::span<const std::size_t> axes, axis_direction direction, result_at where) {
+    const int root = where.root;
+    const sharding sh = agree_on_sharding(operation, input, [&](const sharding& s) {
+        require_function_and_types<T, U>(operation, function);
+        if (is_arg(function)) tensorops::detail::require_direction(operation, "direction", direction);
+        if (root < -1 || root >= s.here.ranks)
+            throw tensorops::error(operation, "where.root", "is " + std::to_string(root) + ": not a rank of the communicator (nor -1, every rank)");
+        if (std::find(axes.begin(), axes.end(), s.axis) == axes.end())
+            throw tensorops::error(operation, "axes", "keep the sharded axis: the result is sharded as the input (give a sharded_view output)");
+        if (root < 0 || root == s.here.rank) (void)tensorops::detail::plan_reduce<2>(operation, input.local(), output, axes);
+        else require_axes(operation, axes, input.local().rank());
+        require_global_group<U>(operation, function, s, axes);
+    });
+    const bool receives = root < 0 || root == sh.here.rank;
+    const packed_input<T> in(input.local());
+    const std::span<const std::size_t> local_sizes = input.local().sizes();
+    if (is_arg(function)) {
+        arg_reduce_across(exec, sh, input.comm(), in.data, local_sizes, output, function == reduce_function::argmax, axes, direction, root);
+        return;
+    }
+    if constexpr (std::is_same_v<T, U>) {
+        if (combines_exactly<T>(function)) {
+            const std::vector<std::size_t> out_sizes = reduced_sizes(local_sizes, axes);
+            std::size_t outputs = 1;
+            for (std::size_t size : out_sizes) outputs *= size;
+            std::vector<T> partial(outputs);
+            if (outputs > 0)
+                reduce_locally(exec, tensor_view<const T>(in.data, local_sizes), tensor_view<T>(partial.data(), out_sizes), function, axes, direction);
+            const std::size_t ranks = sh.shards.size(), bytes = outputs * sizeof(T);
+            std::vector<std::size_t> count(ranks, bytes), displacement(ranks);
+            for (std::size_t r = 0; r < ranks; ++r) displacement[r] = r * bytes;
+            std::vector<T> all(receives ? ranks * outputs : 0);
+            gather_bytes(input.comm(), partial.data(), count, displacement, all.data(), root);
+            if (!receives || outputs == 0) return;
+            std::vector<T> result(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(outputs));
+            for (std::size_t r = 1; r < ranks; ++r)
+                for (std::size_t o = 0; o < outputs; ++o) result[o] = combine_partials(function, result[o], all[r * outputs + o]);
+            unpack_into(result.data(), output);
+            return;
+        }
+    }
+    const std::vector<T> global = gather_global<T>(input.comm(), sh, in.data, root);
+    if (!receives || output.empty()) return;
+    const std::span<const std::size_t> global_sizes(sh.global.data(), sh.rank_dims);
+    reduce_packed(exec, global.empty() ? nullptr : global.data(), global_sizes, output, function, axes, direction);
+}
+
+}  // namespace detail
+
+/// Reduces a sharded tensor over `axes`, the sharded axis kept, into `output`, sharded as the input (same
+/// communicator, axis and shards; local sizes 1 on the reduced axes). A collective (every rank of the communicator,
+/// in the same order as its other collectives). Functions, types, NaN, empty groups and no axes: as
+/// tensorops::reduce, for the built-in arithmetic types and float16 (ARGMAX / ARGMIN through reduce need an index
+/// output; mpi::argmax adds the direction). Result: on every rank, bit for bit what tensorops::reduce computes for
+/// that rank's outputs on the gathered global tensor laid out packed row-major, for any number of ranks, any shard
+/// sizes and any executor (the file comment says how: locally when the function is exact in any order, else through
+/// the gathered tensor). Aliasing: output.local() must not
+/// overlap input.local(). Errors (tensorops::error, on every rank, before anything is written on any rank): what
+/// tensorops::reduce refuses on a rank's local views, a sharded axis among `axes`, and the sharding errors of
+/// mpi::cumulative_sum.
+template <class E, class In, class U>
+    requires executor<std::remove_reference_t<E>> && detail::sharded_reduce_element<std::remove_const_t<In>> && element<U>
+void reduce(E&& exec, sharded_view<In> input, sharded_view<U> output, reduce_function function, std::span<const std::size_t> axes) {
+    using T = std::remove_const_t<In>;
+    detail::sharded_reduce_kept<T, U>(exec, "mpi::reduce", sharded_view<const T>(input), output, function, axes, axis_direction::increasing);
+}
+/// mpi::reduce (sharded output) on the calling thread of each rank.
+template <class In, class U>
+    requires detail::sharded_reduce_element<std::remove_const_t<In>> && element<U>
+void reduce(sharded_view<In> input, sharded_view<U> output, reduce_function function, std::span<const std::size_t> axes) {
+    reduce(sequential, input, output, function, axes);
+}
+
+/// Reduces a sharded tensor over `axes`, the sharded axis among them, into `output`: the whole reduced tensor (sizes
+/// 1 on the reduced axes, the global sizes elsewhere), on every rank (`where` = on_every_rank) or on rank
+/// where.root alone (the other ranks' `output` is neither checked nor written; it may be a default tensor_view).
+/// Result: bit for bit what tensorops::reduce computes on the gathered global tensor laid out packed row-major, for
+/// any number of ranks, shard sizes and executor. Communication: integer SUM, MULTIPLY, L1, SUM_SQUARE, MAX, MIN and
+/// ARGMAX / ARGMIN exchange one partial per output per rank, whatever the size of the sharded axis; the floating
+/// functions gather the tensor (see the file comment). Errors as the sharded-output form, with the sharded axis
+/// required among `axes` and `where.root` a rank of the communicator or -1.
+template <class E, class In, class U>
+    requires executor<std::remove_reference_t<E>> && detail::sharded_reduce_element<std::remove_const_t<In>> && element<U>
+void reduce(E&& exec, sharded_view<In> input, tensor_view<U> output, reduce_function function, std::span<const std::size_t> axes,
+            result_at where = on_every_rank) {
+    using T = std::remove_const_t<In>;
+    detail::sharded_reduce_whole<T, U>(exec, "mpi::reduce", sharded_view<const T>(input), output, function, axes, axis_direction::increasing, where);
+}
+/// mpi::reduce (whole output) on the calling thread of each rank.
+template <class In, class U>
+    requires detail::sharded_reduce_element<std::remove_const_t<In>> && element<U>
+void reduce(sharded_view<In> input, tensor_view<U> output, reduce_function function, std::span<const std::size_t> axes, result_at where = on_every_rank) {
+    reduce(sequential, input, output, function, axes, where);
+}
+
+/// Index of the largest element of each group of a sharded tensor, row-major flattened over `axes` of the GLOBAL
+/// tensor (the sharded axis's global indices): as tensorops::argmax (direction increasing: the first largest;
+/// decreasing: the last; NaN is the largest), with the sharded axis kept (output sharded as the input) or reduced
+/// (output the whole reduced tensor, on every rank or on where.root). Exact for every type and rank count: each rank
+/// finds its shard's extreme and the candidates (value, global index; one per output per rank) are compared.
+/// Errors as mpi::reduce, plus those of tensorops::argmax on the global group (empty, or an index type too narrow).
+template <class E, class In, index_element I>
+    requires executor<std::remove_reference_t<E>> && detail::sharded_reduce_element<std::remove_const_t<In>>
+void argmax(E&& exec, sharded_view<In> input, sharded_view<I> output, std::span<const std::size_t> axes,
+            axis_direction direction = axis_direction::increasing) {
+    using T = std::remove_const_t<In>;
+    detail::sharded_reduce_kept<T, I>(exec, "mpi::argmax", sharded_view<const T>(input), output, reduce_function::argmax, axes, direction);
+}
+/// mpi::argmax with the sharded axis among `axes`: the whole output on every rank or on where.root.
+template <class E, class In, index_element I>
+    requires executor<std::remove_reference_t<E>> && detail::sharded_reduce_element<std::remove_const_t<In>>
+void argmax(E&& exec, sharded_view<In> input, tensor_view<I> output, std::span<const std::size_t> axes,
+            axis_direction direction = axis_direction::increasing, result_at where = on_every_rank) {
+    using T = std::remove_const_t<In>;
+    detail::sharded_reduce_whole<T, I>(exec, "mpi::argmax", sharded_view<const T>(input), output, reduce_function::argmax, axes, direction, where);
+}
+/// Index of the smallest element of each group: as mpi::argmax (NaN is the smallest).
+template <class E, class In, index_element I>
+    requires executor<std::remove_reference_t<E>> && detail::sharded_reduce_element<std::remove_const_t<In>>
+void argmin(E&& exec, sharded_view<In> input, sharded_view<I> output, std::span<const std::size_t> axes,
+            axis_direction direction = axis_direction::increasing) {
+    using T = std::remove_const_t<In>;
+    detail::sharded_reduce_kept<T, I>(exec, "mpi::argmin", sharded_view<const T>(input), output, reduce_function::argmin, axes, direction);
+}
+/// mpi::argmin with the sharded axis among `axes`.
+template <class E, class In, index_element I>
+    requires executor<std::remove_reference_t<E>> && detail::sharded_reduce_element<std::remove_const_t<In>>
+void argmin(E&& exec, sharded_view<In> input, tensor_view<I> output, std::span<const std::size_t> axes,
+            axis_direction direction = axis_direction::increasing, result_at where = on_every_rank) {
+    using T = std::remove_const_t<In>;
+    detail::sharded_reduce_whole<T, I>(exec, "mpi::argmin", sharded_view<const T>(input), output, reduce_function::argmin, axes, direction, where);
+}
+
+/// mpi::argmax and mpi::argmin on the calling thread of each rank (both forms).
+template <class In, index_element I>
+    requires detail::sharded_reduce_element<std::remove_const_t<In>>
+void argmax(sharded_view<In> input, sharded_view<I> output, std::span<const std::size_t> axes, axis_direction direction = axis_direction::increasing) {
+    argmax(sequential, input, output, axes, direction);
+}
+template <class In, index_element I>
+    requires detail::sharded_reduce_element<std::remove_const_t<In>>
+void argmax(sharded_view<In> input, tensor_view<I> output, std::span<const std::size_t> axes, axis_direction direction = axis_direction::increasing,
+            result_at where = on_every_rank) {
+    argmax(sequential, input, output, axes, direction, where);
+}
+template <class In, index_element I>
+    requires detail::sharded_reduce_element<std::remove_const_t<In>>
+void argmin(sharded_view<In> input, sharded_view<I> output, std::span<const std::size_t> axes, axis_direction direction = axis_direction::increasing) {
+    argmin(sequential, input, output, axes, direction);
+}
+template <class In, index_element I>
+    requires detail::sharded_reduce_element<std::remove_const_t<In>>
+void argmin(sharded_view<In> input, tensor_view<I> output, std::span<const std::size_t> axes, axis_direction direction = axis_direction::increasing,
+            result_at where = on_every_rank) {
+    argmin(sequential, input, output, axes, direction, where);
+}
+
+}  // namespace tensorops::mpi

@@ -1,0 +1,151 @@
+// tests/mpi/test_mpi_reduce.cpp — the sharded reductions and argmax / argmin against the single-process operators on the
+// gathered tensor, bit for bit: random ranks, shapes, shard sizes (unequal, empty), axes (the sharded one kept or
+// reduced, none at all), functions, types, result on every rank or on a root, local layouts and executors.
+#include "mpi_support.hpp"
+
+#include <span>
+
+namespace mpi_test {
+
+inline std::vector<std::size_t> reduce_shape(context& c) {
+    const std::size_t rank = c.uniform(1, 4);
+    std::vector<std::size_t> sizes(rank);
+    const bool large = c.chance(0.15);
+    for (auto& size : sizes) size = c.uniform(1, large ? 90 : 12);
+    if (c.chance(0.2)) sizes[c.uniform(0, rank - 1)] = c.uniform(100, large ? 40000 : 3000);
+    std::size_t count = 1;
+    for (std::size_t size : sizes) count *= size;
+    for (std::size_t d = 0; count > (std::size_t{1} << 21); d = (d + 1) % rank)  // at most 2M elements (8 MiB of float)
+        if (sizes[d] > 1) {
+            count = count / sizes[d] * (sizes[d] / 2);
+            sizes[d] /= 2;
+        }
+    return sizes;
+}
+
+template <class T, class I>
+void reduce_trial(context& c, tensorops::thread_pool& pool) {
+    const std::vector<std::size_t> global = reduce_shape(c);
+    const std::size_t rank = global.size();
+    const std::size_t sharded = c.uniform(0, rank - 1);
+    std::vector<std::size_t> axes;
+    for (std::size_t d = 0; d < rank; ++d)
+        if (c.chance(0.5)) axes.push_back(d);
+    if (c.chance(0.5)) std::shuffle(axes.begin(), axes.end(), c.random);
+    const bool whole = std::find(axes.begin(), axes.end(), sharded) != axes.end();
+    constexpr bool floating = !std::is_integral_v<T>;
+    std::vector<tensorops::reduce_function> functions = {tensorops::reduce_function::argmax, tensorops::reduce_function::argmin,
+                                                         tensorops::reduce_function::l1,     tensorops::reduce_function::max,
+                                                         tensorops::reduce_function::min,    tensorops::reduce_function::multiply,
+                                                         tensorops::reduce_function::sum,    tensorops::reduce_function::sum_square};
+    if (floating)
+        for (auto f : {tensorops::reduce_function::average, tensorops::reduce_function::l2, tensorops::reduce_function::log_sum,
+                       tensorops::reduce_function::log_sum_exp})
+            functions.push_back(f);
+    const auto function = functions[c.uniform(0, functions.size() - 1)];
+    const bool arg = function == tensorops::reduce_function::argmax || function == tensorops::reduce_function::argmin;
+    const auto direction = c.chance(0.5) ? tensorops::axis_direction::increasing : tensorops::axis_direction::decreasing;
+    const int root = c.chance(0.5) ? -1 : static_cast<int>(c.uniform(0, static_cast<std::size_t>(c.ranks) - 1));
+    const bool on_pool = c.chance(0.3);
+    const auto counts = random_split(c, global[sharded]);
+    std::size_t offset = 0;
+    for (int r = 0; r < c.rank; ++r) offset += counts[static_cast<std::size_t>(r)];
+
+    std::size_t count = 1;
+    for (std::size_t size : global) count *= size;
+    std::vector<T> data(count);
+    const bool small_values = function == tensorops::reduce_function::multiply;
+    for (auto& value : data) value = random_value<T>(c, small_values ? 0.95 : (function == tensorops::reduce_function::log_sum ? 0.0 : -1.0), small_values ? 1.05 : 1.0);
+    if (arg && c.chance(0.5))  // ties: few distinct values
+        for (auto& value : data) value = static_cast<T>(static_cast<int>(c.uniform(0, 3)));
+    std::vector<std::size_t> out_global = global;
+    for (std::size_t axis : axes) out_global[axis] = 1;
+    std::size_t out_count = 1;
+    for (std::size_t size : out_global) out_count *= size;
+    using U = std::conditional_t<true, T, I>;
+    std::vector<T> expected_values(out_count);
+    std::vector<I> expected_indices(out_count);
+    const tensorops::tensor_view<const T> global_in(data.data(), global);
+    const std::span<const std::size_t> axis_span(axes.data(), axes.size());
+    if (function == tensorops::reduce_function::argmax)
+        tensorops::argmax(global_in, tensorops::tensor_view<I>(expected_indices.data(), out_global), axis_span, direction);
+    else if (function == tensorops::reduce_function::argmin)
+        tensorops::argmin(global_in, tensorops::tensor_view<I>(expected_indices.data(), out_global), axis_span, direction);
+    else
+        tensorops::reduce(global_in, tensorops::tensor_view<T>(expected_values.data(), out_global), function, axis_span);
+    (void)sizeof(U);
+
+    std::vector<std::size_t> local = global;
+    local[sharded] = counts[static_cast<std::size_t>(c.rank)];
+    const layout in_layout = random_layout(c, local);
+    std::vector<T> in_buffer(in_layout.buffer);
+    const tensorops::tensor_view<T> in_view(in_buffer.data() + in_layout.base, local, in_layout.strides);
+    for_each_shard_element(local, global, sharded, offset, [&](const std::vector<std::size_t>& index, std::size_t at) { element_at(in_view, index) = data[at]; });
+    const tensorops::mpi::sharded_view<const T> in(in_view, sharded, offset, global[sharded], c.comm);
+
+    std::vector<std::size_t> out_local = whole ? out_global : local;
+    for (std::size_t axis : axes) out_local[axis] = 1;
+    const layout out_layout = random_layout(c, out_local);
+    std::vector<T> values(out_layout.buffer, T(3));
+    std::vector<I> indices(out_layout.buffer, I(5));
+    const tensorops::tensor_view<T> value_view(values.data() + out_layout.base, out_local, out_layout.strides);
+    const tensorops::tensor_view<I> index_view(indices.data() + out_layout.base, out_local, out_layout.strides);
+    const auto call = [&](auto& exec) {
+        if (whole) {
+            const tensorops::mpi::result_at where{root};
+            if (function == tensorops::reduce_function::argmax) tensorops::mpi::argmax(exec, in, index_view, axis_span, direction, where);
+            else if (function == tensorops::reduce_function::argmin) tensorops::mpi::argmin(exec, in, index_view, axis_span, direction, where);
+            else tensorops::mpi::reduce(exec, in, value_view, function, axis_span, where);
+        } else {
+            const tensorops::mpi::sharded_view<T> values_out(value_view, sharded, offset, global[sharded], c.comm);
+            const tensorops::mpi::sharded_view<I> indices_out(index_view, sharded, offset, global[sharded], c.comm);
+            if (function == tensorops::reduce_function::argmax) tensorops::mpi::argmax(exec, in, indices_out, axis_span, direction);
+            else if (function == tensorops::reduce_function::argmin) tensorops::mpi::argmin(exec, in, indices_out, axis_span, direction);
+            else tensorops::mpi::reduce(exec, in, values_out, function, axis_span);
+        }
+    };
+    if (on_pool) call(pool);
+    else call(tensorops::sequential);
+
+    std::string shape = "{";
+    for (std::size_t size : global) shape += std::to_string(size) + " ";
+    std::string axis_list = "{";
+    for (std::size_t axis : axes) axis_list += std::to_string(axis) + " ";
+    const std::string what = type_name<T>() + " " + std::string(tensorops::detail::function_name(function)) + " shape " + shape + "} axes " + axis_list +
+                             "} sharded " + std::to_string(sharded) + (whole ? " whole, root " + std::to_string(root) : " kept");
+    if (whole && root >= 0 && root != c.rank) {  // not written
+        bool untouched = true;
+        for (std::size_t i = 0; i < values.size(); ++i) untouched = untouched && same_bits(values[i], T(3)) && indices[i] == I(5);
+        c.check(untouched, what + ": a rank other than the root wrote its output");
+        return;
+    }
+    std::size_t wrong = 0;
+    for_each_shard_element(out_local, out_global, sharded, whole ? 0 : offset, [&](const std::vector<std::size_t>& index, std::size_t at) {
+        const bool same = arg ? element_at(index_view, index) == expected_indices[at] : same_bits(element_at(value_view, index), expected_values[at]);
+        if (!same) ++wrong;
+    });
+    c.check(wrong == 0, what + ": " + std::to_string(wrong) + " outputs differ");
+}
+
+}  // namespace mpi_test
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int status = 0;
+    {
+        mpi_test::context c;
+        tensorops::thread_pool pool(2);
+        const std::size_t trials = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 80;
+        for (std::size_t t = 0; t < trials; ++t) {
+            switch (c.uniform(0, 3)) {
+                case 0: mpi_test::reduce_trial<float, std::int64_t>(c, pool); break;
+                case 1: mpi_test::reduce_trial<double, std::uint32_t>(c, pool); break;
+                case 2: mpi_test::reduce_trial<tensorops::float16, std::int32_t>(c, pool); break;
+                default: mpi_test::reduce_trial<std::int32_t, std::int64_t>(c, pool); break;
+            }
+        }
+        status = mpi_test::finish(c, "test_mpi_reduce");
+    }
+    MPI_Finalize();
+    return status;
+}

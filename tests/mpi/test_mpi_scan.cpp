@@ -1,0 +1,118 @@
+// tests/mpi/test_mpi_scan.cpp — the sharded scans against the single-process scans of the gathered tensor, bit for bit:
+// random ranks, shapes, shard sizes (unequal, empty), local layouts, axes, directions, in place or not, executors;
+// shapes past the fixed scan blocks (lines of 512 KiB, bands of 2 MiB) so that blocks and vector pairs straddle shards.
+#include "mpi_support.hpp"
+
+namespace mpi_test {
+
+enum class scan_kind { sum, product, custom_max };
+
+/// A global shape for a scan along `axis`: small, or long along it past a line block, or with wide rows past a band.
+inline std::vector<std::size_t> scan_shape(context& c, std::size_t element_size, std::size_t& axis) {
+    std::size_t rank = c.uniform(1, 4);
+    std::vector<std::size_t> sizes(rank);
+    for (auto& size : sizes) size = c.uniform(1, 6);
+    axis = c.uniform(0, rank - 1);
+    const int kind = static_cast<int>(c.uniform(0, 9));
+    if (kind == 0) {  // a long contiguous line: past one block of 512 KiB
+        for (auto& size : sizes) size = 1;
+        sizes[rank - 1] = (std::size_t{3} << 19) / element_size + c.uniform(0, 5000);
+        axis = rank - 1;
+        if (rank > 1) sizes[0] = c.uniform(1, 2);
+    } else if (kind == 1) {  // rows scanned across, several bands of 2 MiB
+        if (rank < 2) {
+            sizes.push_back(1);
+            ++rank;
+        }
+        for (auto& size : sizes) size = 1;
+        const std::size_t m = c.uniform(8, 300);
+        axis = rank - 2;
+        sizes[rank - 1] = m;
+        sizes[axis] = (std::size_t{5} << 20) / (m * element_size) + c.uniform(0, 50);
+    } else if (kind <= 4) {  // medium: a few hundred to a few thousand per axis
+        sizes[axis] = c.uniform(1, 3000);
+        if (rank > 1) sizes[rank - 1] = c.uniform(1, 70);
+    }
+    return sizes;
+}
+
+template <class T>
+void scan_trial(context& c, tensorops::thread_pool& pool) {
+    std::size_t axis = 0;
+    std::vector<std::size_t> global = scan_shape(c, sizeof(T), axis);
+    const std::size_t rank = global.size();
+    const std::size_t sharded = c.chance(0.5) ? axis : c.uniform(0, rank - 1);
+    const auto counts = random_split(c, global[sharded]);
+    std::size_t offset = 0;
+    for (int r = 0; r < c.rank; ++r) offset += counts[static_cast<std::size_t>(r)];
+    const scan_kind kind = std::is_same_v<T, float16> ? (c.chance(0.5) ? scan_kind::sum : scan_kind::product)
+                                                      : static_cast<scan_kind>(c.uniform(0, 2));
+    tensorops::scan_options options{.axis = axis,
+                                    .direction = c.chance(0.5) ? tensorops::axis_direction::increasing : tensorops::axis_direction::decreasing,
+                                    .exclusive = c.chance(0.5)};
+    const bool in_place = c.chance(0.4), on_pool = c.chance(0.3);
+
+    std::size_t count = 1;
+    for (std::size_t size : global) count *= size;
+    std::vector<T> data(count), expected(count);
+    const double low = kind == scan_kind::product ? 0.9 : -1.0, high = kind == scan_kind::product ? 1.1 : 1.0;
+    for (auto& value : data) value = random_value<T>(c, low, high);
+    const tensorops::tensor_view<const T> global_in(data.data(), global);
+    const tensorops::tensor_view<T> global_out(expected.data(), global);
+    const auto custom = [](const T& a, const T& b) { return b < a ? a : b; };
+    if (kind == scan_kind::sum) tensorops::cumulative_sum(global_in, global_out, options);
+    else if (kind == scan_kind::product) tensorops::cumulative_product(global_in, global_out, options);
+    else if constexpr (!std::is_same_v<T, float16>) tensorops::cumulative_scan(global_in, global_out, options, custom, std::numeric_limits<T>::lowest());
+
+    std::vector<std::size_t> local = global;
+    local[sharded] = counts[static_cast<std::size_t>(c.rank)];
+    const layout in_layout = random_layout(c, local), out_layout = random_layout(c, local);
+    std::vector<T> in_buffer(in_layout.buffer), out_buffer(out_layout.buffer, T(7));
+    const tensorops::tensor_view<T> in_view(in_buffer.data() + in_layout.base, local, in_layout.strides);
+    for_each_shard_element(local, global, sharded, offset, [&](const std::vector<std::size_t>& index, std::size_t at) { element_at(in_view, index) = data[at]; });
+    const tensorops::tensor_view<T> out_view = in_place ? in_view : tensorops::tensor_view<T>(out_buffer.data() + out_layout.base, local, out_layout.strides);
+    const tensorops::mpi::sharded_view<T> in(in_view, sharded, offset, global[sharded], c.comm), out(out_view, sharded, offset, global[sharded], c.comm);
+    const auto call = [&](auto& exec) {
+        if (kind == scan_kind::sum) tensorops::mpi::cumulative_sum<T>(exec, in, out, options);
+        else if (kind == scan_kind::product) tensorops::mpi::cumulative_product<T>(exec, in, out, options);
+        else if constexpr (!std::is_same_v<T, float16>) tensorops::mpi::cumulative_scan<T>(exec, in, out, options, custom, std::numeric_limits<T>::lowest());
+    };
+    if (on_pool) call(pool);
+    else call(tensorops::sequential);
+
+    std::string shape = "{";
+    for (std::size_t size : global) shape += std::to_string(size) + " ";
+    const std::string what = type_name<T>() + " scan kind " + std::to_string(static_cast<int>(kind)) + " shape " + shape + "} axis " +
+                             std::to_string(axis) + " sharded " + std::to_string(sharded) + (options.exclusive ? " exclusive" : "") +
+                             (options.direction == tensorops::axis_direction::decreasing ? " decreasing" : "") + (in_place ? " in place" : "");
+    std::size_t wrong = 0, first_wrong = 0;
+    for_each_shard_element(local, global, sharded, offset, [&](const std::vector<std::size_t>& index, std::size_t at) {
+        if (!same_bits(element_at(out_view, index), expected[at]) && wrong++ == 0) first_wrong = at;
+    });
+    c.check(wrong == 0, what + ": " + std::to_string(wrong) + " elements differ, the first at global offset " + std::to_string(first_wrong));
+}
+
+}  // namespace mpi_test
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int status = 0;
+    {
+        mpi_test::context c;
+        tensorops::thread_pool pool(2);
+        const std::size_t trials = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 60;
+        for (std::size_t t = 0; t < trials; ++t) {
+            switch (c.uniform(0, 5)) {
+                case 0: mpi_test::scan_trial<float>(c, pool); break;
+                case 1: mpi_test::scan_trial<double>(c, pool); break;
+                case 2: mpi_test::scan_trial<tensorops::float16>(c, pool); break;
+                case 3: mpi_test::scan_trial<std::int32_t>(c, pool); break;
+                case 4: mpi_test::scan_trial<std::uint8_t>(c, pool); break;
+                default: mpi_test::scan_trial<std::int64_t>(c, pool); break;
+            }
+        }
+        status = mpi_test::finish(c, "test_mpi_scan");
+    }
+    MPI_Finalize();
+    return status;
+}
