@@ -17,9 +17,7 @@
 #include <limits>
 #include <type_traits>
 
-#if defined(__F16C__)
-#include <immintrin.h>
-#endif
+#include "../simd/x86/f16c.hpp"
 
 namespace tensorops {
 
@@ -117,30 +115,17 @@ constexpr float half_bits_to_float_portable(std::uint16_t half) noexcept {
     return std::bit_cast<float>(bits);
 }
 
-#if defined(__F16C__)
-// The vector forms are used because clang's scalar `_cvtss_sh` macro trips -Wpedantic (compound literal).
-inline std::uint16_t float_to_half_bits_f16c(float value) noexcept {
-    const __m128i halves = _mm_cvtps_ph(_mm_set_ss(value), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    return static_cast<std::uint16_t>(_mm_cvtsi128_si32(halves));
-}
-inline float half_bits_to_float_f16c(std::uint16_t half) noexcept {
-    return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(half)));
-}
-#endif
-
 /// float → half bits: F16C at run time when available, the portable routine otherwise (same result).
 constexpr std::uint16_t float_to_half_bits(float value) noexcept {
-#if defined(__F16C__)
-    if (!std::is_constant_evaluated()) return float_to_half_bits_f16c(value);
-#endif
+    if constexpr (simd::f16c::targeted)
+        if (!std::is_constant_evaluated()) return simd::f16c::float_to_half_bits(value);
     return float_to_half_bits_portable(value);
 }
 
 /// half bits → float: F16C at run time when available, the portable routine otherwise (same result).
 constexpr float half_bits_to_float(std::uint16_t half) noexcept {
-#if defined(__F16C__)
-    if (!std::is_constant_evaluated()) return half_bits_to_float_f16c(half);
-#endif
+    if constexpr (simd::f16c::targeted)
+        if (!std::is_constant_evaluated()) return simd::f16c::half_bits_to_float(half);
     return half_bits_to_float_portable(half);
 }
 

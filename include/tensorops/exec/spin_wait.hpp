@@ -3,23 +3,9 @@
 
 #include <atomic>
 
-#if defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
-#include <intrin.h>
-#endif
+#include "../simd/pause.hpp"
 
 namespace tensorops::detail {
-
-/// Tells the CPU that this thread is spinning (x86 PAUSE, Arm YIELD): the loop backs off and its sibling
-/// hyperthread runs faster. Does nothing elsewhere.
-inline void spin_pause() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
-    _mm_pause();
-#elif defined(__aarch64__) || defined(__arm__)
-    asm volatile("yield");
-#endif
-}
 
 /// Pause-separated checks a waiter makes before it sleeps: longer than a scan block takes on one of two threads, so
 /// that a waiter sleeps only when the piece before it is not running or slow. How long depends on the CPU's PAUSE,
@@ -34,7 +20,7 @@ template <class Predicate>
 [[nodiscard]] bool spin_until(const Predicate& done) noexcept(noexcept(done())) {
     for (int i = 0; i < spin_checks; ++i) {
         if (done()) return true;
-        spin_pause();
+        simd::spin_pause();
     }
     return false;
 }

@@ -1,31 +1,8 @@
-// tensorops/simd/config.hpp — decides, at compile time, whether the vector paths exist.
-//
-// xsimd is used when its header is reachable and the consumer has not defined TENSOROPS_NO_XSIMD.
-// The register width is whatever the consumer's compiler targets (-march): the library never forces an
-// instruction set. Without xsimd every `pack` is one lane wide and the same kernels run as scalar code.
+// tensorops/simd/config.hpp — whether the vector paths exist (xsimd_compat.hpp decides), and the inlining attribute of
+// kernels' per-vector steps.
 #pragma once
 
-#if !defined(TENSOROPS_NO_XSIMD) && __has_include(<xsimd/xsimd.hpp>)
-#include <xsimd/xsimd.hpp>
-#define TENSOROPS_HAS_XSIMD 1
-#else
-#define TENSOROPS_HAS_XSIMD 0
-#endif
-
-#if TENSOROPS_HAS_XSIMD && (defined(__x86_64__) || defined(_M_X64) || defined(__i386__))
-#include <immintrin.h>
-#define TENSOROPS_X86_INTRINSICS 1
-#else
-#define TENSOROPS_X86_INTRINSICS 0
-#endif
-
-// Whether simd::fms is one instruction, rounded once (x86 with FMA, 64-bit Arm), or a multiply and a subtract
-// rounded twice (x86-64 baseline): kernels that need a product's exact rounding error choose their formula by it.
-#if TENSOROPS_HAS_XSIMD && (defined(__FMA__) || defined(__aarch64__))
-#define TENSOROPS_FUSED_MULTIPLY_ADD 1
-#else
-#define TENSOROPS_FUSED_MULTIPLY_ADD 0
-#endif
+#include "xsimd_compat.hpp"
 
 // A kernel's per-vector step written as a lambda (`[&](…) TENSOROPS_INLINE_STEP { … }`): GCC 12 -O2 may compile a
 // lambda called from two or three sites as a function called once per vector, its captures reloaded through memory

@@ -1,10 +1,6 @@
-// tensorops/simd/cpu.hpp — what the CPU the program runs on is and can do: for tuning choices that differ by
-// microarchitecture (simd::line_hints_pay), and for the few kernels that have a wider version to run where the CPU has
-// AVX-512 and the build targets less (simd::avx512_kernels_run). Never for a result: each such version gives the same
-// bits as the kernel it stands for.
+// tensorops/simd/cpu.hpp — what the CPU the program runs on is and can do, read from CPUID: the questions the CPU
+// profile (cpu_profile.hpp) asks, and a future runtime dispatch would. Never for a result.
 #pragma once
-
-#include <atomic>
 
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
 #include <cpuid.h>
@@ -47,28 +43,6 @@ namespace tensorops::simd {
 #else
     return false;
 #endif
-}
-
-/// The setting of the kernels that have an AVX-512 version (set_avx512_kernels): run where the CPU has it
-/// (automatic), or never.
-enum class avx512_kernels { automatic, off };
-
-namespace detail {
-inline std::atomic<avx512_kernels> avx512_kernel_setting{avx512_kernels::automatic};
-}  // namespace detail
-
-/// Sets whether the kernels that have an AVX-512 version use it (where the CPU has it) for the calls that start after
-/// it, in every thread. A speed setting only: those versions give the same bits as the kernels they stand for.
-inline void set_avx512_kernels(avx512_kernels setting) noexcept {
-    detail::avx512_kernel_setting.store(setting, std::memory_order_relaxed);
-}
-
-/// Whether a kernel with an AVX-512 version runs it: the CPU runs AVX-512F (read once, cpu_runs_avx512f) and
-/// set_avx512_kernels has not said off. (Whether the version exists at all is the build's: see
-/// ops/detail/log_sum_exp/avx512.hpp.)
-[[nodiscard]] inline bool avx512_kernels_run() noexcept {
-    static const bool cpu = cpu_runs_avx512f();
-    return cpu && detail::avx512_kernel_setting.load(std::memory_order_relaxed) == avx512_kernels::automatic;
 }
 
 }  // namespace tensorops::simd

@@ -1,12 +1,11 @@
-// tensorops/simd/prefetch.hpp — software prefetch hints for the streaming kernels.
+// tensorops/simd/prefetch.hpp — software prefetch hints for the streaming kernels. (Whether the per-line hints are
+// given is the CPU profile's choice: line_hints_pay, cpu_profile.hpp.)
 #pragma once
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
-#include "cpu.hpp"
 
 namespace tensorops::simd {
 
@@ -45,35 +44,6 @@ inline constexpr std::ptrdiff_t page_prefetch_distance = 65536;
     (void)distance;
     (void)bytes;
 #endif
-}
-
-/// The setting of the streaming kernels' line hints (set_line_hints): chosen by the CPU (automatic), or forced.
-enum class line_hints { automatic, on, off };
-
-namespace detail {
-inline std::atomic<line_hints> line_hint_setting{line_hints::automatic};
-}  // namespace detail
-
-/// Sets whether the streaming kernels hint their lines (line_hints_pay) for the calls that start after it, in every
-/// thread: automatic (the default: by the CPU), on or off. A speed setting only: every result is the same either way.
-inline void set_line_hints(line_hints setting) noexcept { detail::line_hint_setting.store(setting, std::memory_order_relaxed); }
-
-/// Whether the streaming kernels hint every line they will read some way ahead (the inner reduce kernel, its short-row
-/// log-sum-exp, argmax's stretches), besides the page hints that every streaming kernel gives. A tuning choice, never a
-/// result's: by default read once from the CPU the program runs on (set_line_hints overrides it).
-///
-/// Why by CPU: the same hints pay on one core and cost on another, by a lot — whether the hardware prefetchers alone
-/// keep far enough ahead of a stream is a property of the microarchitecture, not of the kernel. The automatic setting
-/// turns them on for one CPUID family, 0x1A (amd_family_is), the only one on which they were measured to pay, and off
-/// on every other CPU, measured or not (the figures: bench/journal/notes-simd-and-iter.md).
-[[nodiscard]] inline bool line_hints_pay() noexcept {
-    switch (detail::line_hint_setting.load(std::memory_order_relaxed)) {
-        case line_hints::on: return true;
-        case line_hints::off: return false;
-        case line_hints::automatic: break;
-    }
-    static const bool pay = amd_family_is(0x1Au);
-    return pay;
 }
 
 /// Hints that the cache line holding `address` will be written (ForWrite; x86: prefetchw where the target has it, else

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 
+#include "../../simd/cpu_profile.hpp"
 #include "../../simd/prefetch.hpp"
 
 namespace tensorops::detail {

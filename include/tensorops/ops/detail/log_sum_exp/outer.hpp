@@ -16,6 +16,7 @@
 #include "../../../exec/executor.hpp"
 #include "../../../exec/split.hpp"
 #include "../../../iter/unroll.hpp"
+#include "../../../simd/cpu_profile.hpp"
 #include "../../../simd/pack.hpp"
 #include "../../../simd/prefetch.hpp"
 #include "../reduce_nest.hpp"

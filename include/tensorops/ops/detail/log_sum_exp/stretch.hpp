@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "../../../iter/unroll.hpp"
+#include "../../../simd/cpu_profile.hpp"
 #include "../../../simd/pack.hpp"
 #include "../../../simd/prefetch.hpp"
 #include "../cascade.hpp"

@@ -1,0 +1,183 @@
+// tensorops/simd/generic.hpp — the implementations of the vocabulary for any xsimd register (isa::generic): xsimd's own
+// portable operations; and the xsimd registers' types and tags (pack<T>, isa_of, lane_index_pack).
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "isa.hpp"
+#include "portable.hpp"
+#include "register.hpp"
+#include "xsimd_compat.hpp"
+
+#if TENSOROPS_HAS_XSIMD
+namespace tensorops::simd {
+
+namespace detail {
+template <class C>
+struct pack_of<C, true> {
+    using type = xsimd::batch<C>;
+};
+template <class T, class A>
+struct register_isa<xsimd::batch<T, A>> {
+    using type = xsimd_compat::register_isa<xsimd::batch<T, A>>;
+};
+template <class T, class A>
+struct fuses_multiply_add<xsimd::batch<T, A>> : std::bool_constant<xsimd_compat::fuses_multiply_add<xsimd::batch<T, A>>> {};
+template <class T, class A>
+struct lane_index_of<xsimd::batch<T, A>> {
+    using type = xsimd::batch<typename unsigned_of_size<sizeof(T)>::type, A>;
+};
+}  // namespace detail
+
+// Each vocabulary header states the contracts.
+namespace kernel {
+
+template <class P, class T>
+[[nodiscard, gnu::always_inline]] inline P load(const T* source, isa::generic) noexcept {
+    return P::load_unaligned(source);
+}
+
+template <class T, class P>
+[[gnu::always_inline]] inline void store(T* destination, const P& value, isa::generic) noexcept {
+    value.store_unaligned(destination);
+}
+
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P select(const typename P::batch_bool_type& condition, const P& a, const P& b, isa::generic) noexcept {
+    return xsimd::select(condition, a, b);
+}
+
+/// With a mask in a vector register, the mask comes from a constant in memory: one load and a variable blend (or,
+/// without SSE4.1, and / and-not / or) — xsimd builds one from a bool a lane at run time for byte and 16-bit integer
+/// lanes, a call that GCC 12 -O2 leaves out of line (in the loop of an int8 SUM over rows, among others). Other masks:
+/// xsimd's select of a constant mask.
+template <class Pattern, class P>
+[[nodiscard, gnu::always_inline]] inline P select_constant(const P& a, const P& b, isa::generic) noexcept {
+    using V = typename P::value_type;
+    if constexpr (sizeof(typename P::batch_bool_type) == sizeof(P)) {  // a mask in a vector register (not AVX-512's k)
+        using U = typename detail::unsigned_of_size<sizeof(V)>::type;
+        alignas(64) static constexpr std::array<U, P::size> lanes = [] {
+            std::array<U, P::size> values{};
+            for (std::size_t i = 0; i < P::size; ++i) values[i] = Pattern::get(static_cast<unsigned>(i), P::size) ? static_cast<U>(~U(0)) : U(0);
+            return values;
+        }();
+        const P bits = xsimd::bitwise_cast<P>(xsimd::batch<U, typename P::arch_type>::load_aligned(lanes.data()));
+        return xsimd::select(typename P::batch_bool_type(static_cast<typename P::register_type>(bits)), a, b);
+    } else {
+        return xsimd::select(xsimd::make_batch_bool_constant<P, Pattern>(), a, b);
+    }
+}
+
+template <class P>
+[[nodiscard, gnu::always_inline]] inline typename P::batch_bool_type is_nan(const P& value, isa::generic) noexcept {
+    return xsimd::isnan(value);
+}
+
+template <class P, class Q>
+[[nodiscard, gnu::always_inline]] inline Q select_lanes(const typename P::batch_bool_type& condition, const Q& a, const Q& b, isa::generic) noexcept {
+    return xsimd::bitwise_cast<Q>(xsimd::select(condition, xsimd::bitwise_cast<P>(a), xsimd::bitwise_cast<P>(b)));
+}
+
+template <class M>
+[[nodiscard, gnu::always_inline]] inline M and_not(const M& a, const M& b, isa::generic) noexcept {
+    return a & !b;
+}
+
+template <class M>
+[[nodiscard, gnu::always_inline]] inline bool any(const M& condition, isa::generic) noexcept {
+    return xsimd::any(condition);
+}
+
+template <class M>
+[[nodiscard, gnu::always_inline]] inline std::uint64_t lane_bits(const M& mask, isa::generic) noexcept {
+    using P = typename M::batch_type;
+    alignas(64) bool set[P::size];
+    mask.store_aligned(set);
+    std::uint64_t bits = 0;
+    for (std::size_t i = 0; i < P::size; ++i) bits |= static_cast<std::uint64_t>(set[i]) << i;
+    return bits;
+}
+
+/// Lane-wise a + b; for float lanes of a register that fuses multiply-add, fma(a, 1, b) (see simd::add).
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P add(const P& a, const P& b, isa::generic) noexcept {
+    if constexpr (std::is_floating_point_v<typename P::value_type> && P::size > 1 && fused_multiply_add<P>)
+        return xsimd::fma(a, P(typename P::value_type(1)), b);
+    else
+        return a + b;
+}
+
+/// Maximum and minimum propagating NaN where maxps's operand order is not known: two NaN tests, an or, an add and a
+/// blend.
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P max_propagate_nan(const P& a, const P& b, isa::generic) noexcept {
+    if constexpr (std::is_floating_point_v<typename P::value_type>)
+        return xsimd::select(xsimd::isnan(a) | xsimd::isnan(b), a + b, xsimd::max(a, b));
+    else
+        return xsimd::max(a, b);
+}
+
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P min_propagate_nan(const P& a, const P& b, isa::generic) noexcept {
+    if constexpr (std::is_floating_point_v<typename P::value_type>)
+        return xsimd::select(xsimd::isnan(a) | xsimd::isnan(b), a + b, xsimd::min(a, b));
+    else
+        return xsimd::min(a, b);
+}
+
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P max_ignoring_nan(const P& a, const P& b, isa::generic) noexcept {
+    return xsimd::max(a, b);
+}
+
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P clamp_below_keeping_nan(const P& x, const P& floor, isa::generic) noexcept {
+    return xsimd::select(x < floor, floor, x);
+}
+
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P abs_floating(const P& value, isa::generic) noexcept {
+    return xsimd::abs(value);
+}
+
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P sqrt(const P& value, isa::generic) noexcept {
+    return xsimd::sqrt(value);
+}
+
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P fms(const P& a, const P& b, const P& c, isa::generic) noexcept {
+    return xsimd::fms(a, b, c);
+}
+
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P round_to_integer(const P& value, isa::generic) noexcept {
+    return xsimd::nearbyint(value);
+}
+
+/// e^x: xsimd's for float lanes; for double lanes std::exp lane by lane — xsimd 8.1's double exp and log convert ±inf
+/// to a 64-bit integer on AVX2 (undefined behaviour, caught by UBSan for log(0) and exp(−inf)).
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P exp(const P& value, isa::generic) noexcept {
+    if constexpr (std::is_same_v<typename P::value_type, double>)
+        return detail::each_lane(value, [](double x) { return std::exp(x); });
+    else
+        return xsimd::exp(value);
+}
+
+/// ln x: as exp.
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P log(const P& value, isa::generic) noexcept {
+    if constexpr (std::is_same_v<typename P::value_type, double>)
+        return detail::each_lane(value, [](double x) { return std::log(x); });
+    else
+        return xsimd::log(value);
+}
+
+}  // namespace kernel
+}  // namespace tensorops::simd
+#endif

@@ -1,0 +1,182 @@
+// tensorops/simd/x86/sse2.hpp — the implementations of the vocabulary for x86 registers (isa::x86) and for 16-byte ones
+// (isa::sse2): what every x86-64 CPU runs. Compiled where the build targets x86 and has xsimd.
+//
+// Integer products (multiply_integers) with vector instructions, modulo 2^N (the low half of each product is the same
+// for signed and unsigned operands; xsimd 8.1 multiplies these lanes one at a time in the signed element type:
+// signed overflow, and slow):
+//   16-bit  pmullw;
+//   32-bit  two pmuludq on even and odd lanes;
+//   64-bit  lo·lo + ((lo·hi + hi·lo) << 32) from three pmuludq;
+//   8-bit   pmullw on the even bytes and on the odd bytes shifted down, recombined.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "../generic.hpp"
+#include "../isa.hpp"
+#include "../register.hpp"
+
+#if TENSOROPS_HAS_XSIMD && (defined(__x86_64__) || defined(_M_X64) || defined(__i386__))
+#include <immintrin.h>
+
+namespace tensorops::simd {
+
+namespace detail {
+/// The raw integer register (__m128i / __m256i / __m512i) of any x86 pack, and back: free reinterpretations
+/// for the intrinsics that only exist on integer registers (byte shifts, shuffles, integer multiplies).
+template <class P>
+[[nodiscard, gnu::always_inline]] inline auto as_bytes(const P& value) noexcept {
+    using bytes = xsimd::batch<std::uint8_t, typename P::arch_type>;
+    return static_cast<typename bytes::register_type>(xsimd::bitwise_cast<bytes>(value));
+}
+template <class P, class Register>
+[[nodiscard, gnu::always_inline]] inline P from_bytes(Register bits) noexcept {
+    using bytes = xsimd::batch<std::uint8_t, typename P::arch_type>;
+    return xsimd::bitwise_cast<P>(bytes(bits));
+}
+}  // namespace detail
+
+namespace kernel {
+
+// ---------------------------------------------------------------------------------------------
+// Every x86 register.
+
+/// x86 floats, in three instructions: xsimd's max/min are maxps/minps (and their pd / 256 / 512 forms) with the
+/// operands in order, so max(a, b) gives b and max(b, a) gives a where either is NaN, and both give the same bits
+/// elsewhere (up to the sign of a zero). OR-ing the two therefore yields the maximum where neither is NaN, and where
+/// one is, ORs a NaN (exponent all ones, mantissa non-zero) with something: still a NaN. This replaces two NaN tests,
+/// an or, an add and a blend (generic.hpp's form).
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P max_propagate_nan(const P& a, const P& b, isa::x86) noexcept {
+    if constexpr (std::is_floating_point_v<typename P::value_type>)
+        return xsimd::bitwise_or(xsimd::max(a, b), xsimd::max(b, a));
+    else
+        return xsimd::max(a, b);
+}
+
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P min_propagate_nan(const P& a, const P& b, isa::x86) noexcept {
+    if constexpr (std::is_floating_point_v<typename P::value_type>)
+        return xsimd::bitwise_or(xsimd::min(a, b), xsimd::min(b, a));
+    else
+        return xsimd::min(a, b);
+}
+
+/// One maxps, whose second operand wins where either is NaN.
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P clamp_below_keeping_nan(const P& x, const P& floor, isa::x86) noexcept {
+    return xsimd::max(floor, x);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 16-byte registers.
+
+template <class M>
+[[nodiscard, gnu::always_inline]] inline M and_not(const M& a, const M& b, isa::sse2) noexcept {
+    // Dispatch on the lane type (vector register types as template arguments lose their attributes).
+    using lane = typename M::batch_type::value_type;
+    if constexpr (std::is_same_v<lane, float>) return M(_mm_andnot_ps(b, a));
+    else if constexpr (std::is_same_v<lane, double>) return M(_mm_andnot_pd(b, a));
+    else return M(_mm_andnot_si128(b, a));
+}
+
+template <class M>
+[[nodiscard, gnu::always_inline]] inline std::uint64_t lane_bits(const M& mask, isa::sse2) noexcept {
+    using lane = typename M::batch_type::value_type;
+    const auto bits = static_cast<typename M::register_type>(mask);
+    if constexpr (std::is_same_v<lane, float>) return static_cast<std::uint32_t>(_mm_movemask_ps(bits));
+    else if constexpr (std::is_same_v<lane, double>) return static_cast<std::uint32_t>(_mm_movemask_pd(bits));
+    else if constexpr (sizeof(lane) == 4) return static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(bits)));
+    else if constexpr (sizeof(lane) == 8) return static_cast<std::uint32_t>(_mm_movemask_pd(_mm_castsi128_pd(bits)));
+    else if constexpr (sizeof(lane) == 1) return static_cast<std::uint32_t>(_mm_movemask_epi8(bits));
+    else return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(bits, bits))) & 0xFFu;
+}
+
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P multiply_integers(const P& a, const P& b, isa::sse2) noexcept {
+    constexpr std::size_t lane_bytes = sizeof(typename P::value_type);
+    const __m128i x = detail::as_bytes(a), y = detail::as_bytes(b);
+    if constexpr (lane_bytes == 2) {
+        return detail::from_bytes<P>(_mm_mullo_epi16(x, y));
+    } else if constexpr (lane_bytes == 4) {
+        const __m128i even = _mm_mul_epu32(x, y);
+        const __m128i odd = _mm_mul_epu32(_mm_srli_epi64(x, 32), _mm_srli_epi64(y, 32));
+        return detail::from_bytes<P>(_mm_unpacklo_epi32(_mm_shuffle_epi32(even, 0x08), _mm_shuffle_epi32(odd, 0x08)));
+    } else if constexpr (lane_bytes == 8) {
+        const __m128i low = _mm_mul_epu32(x, y);
+        const __m128i cross = _mm_add_epi64(_mm_mul_epu32(x, _mm_srli_epi64(y, 32)), _mm_mul_epu32(_mm_srli_epi64(x, 32), y));
+        return detail::from_bytes<P>(_mm_add_epi64(low, _mm_slli_epi64(cross, 32)));
+    } else {
+        const __m128i low_bytes = _mm_set1_epi16(0x00FF);
+        const __m128i even = _mm_mullo_epi16(x, y);
+        const __m128i odd = _mm_mullo_epi16(_mm_srli_epi16(x, 8), _mm_srli_epi16(y, 8));
+        return detail::from_bytes<P>(_mm_or_si128(_mm_and_si128(even, low_bytes), _mm_slli_epi16(odd, 8)));
+    }
+}
+
+/// pslldq / psrldq: any byte count.
+[[nodiscard]] constexpr bool shifts_bytes_in_register(isa::sse2, std::size_t) noexcept { return true; }
+
+/// The register shifted towards higher lanes by Bytes bytes, zeros entering at the bottom.
+template <std::size_t Bytes, class P>
+[[nodiscard, gnu::always_inline]] inline P shift_bytes_up(const P& value, isa::sse2) noexcept {
+    return detail::from_bytes<P>(_mm_slli_si128(detail::as_bytes(value), Bytes));
+}
+
+/// The register shifted towards lower lanes by Bytes bytes, zeros entering at the top.
+template <std::size_t Bytes, class P>
+[[nodiscard, gnu::always_inline]] inline P shift_bytes_down(const P& value, isa::sse2) noexcept {
+    return detail::from_bytes<P>(_mm_srli_si128(detail::as_bytes(value), Bytes));
+}
+
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P broadcast_last(const P& value, isa::sse2) noexcept {
+    using C = typename P::value_type;
+    const __m128i bits = detail::as_bytes(value);
+    if constexpr (sizeof(C) == 4) {
+        return detail::from_bytes<P>(_mm_shuffle_epi32(bits, 0xFF));
+    } else if constexpr (sizeof(C) == 8) {
+        return detail::from_bytes<P>(_mm_shuffle_epi32(bits, 0xEE));
+    } else {
+        // Bytes: pair byte 15 with itself first (it becomes word 7); words: copy word 7 to all.
+        const __m128i words = sizeof(C) == 1 ? _mm_unpackhi_epi8(bits, bits) : bits;
+        const __m128i high_words = _mm_shufflehi_epi16(words, 0xFF);
+        return detail::from_bytes<P>(_mm_unpackhi_epi64(high_words, high_words));
+    }
+}
+
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P broadcast_first(const P& value, isa::sse2) noexcept {
+    using C = typename P::value_type;
+    const __m128i bits = detail::as_bytes(value);
+    if constexpr (sizeof(C) == 4) {
+        return detail::from_bytes<P>(_mm_shuffle_epi32(bits, 0x00));
+    } else if constexpr (sizeof(C) == 8) {
+        return detail::from_bytes<P>(_mm_shuffle_epi32(bits, 0x44));
+    } else {
+        // Bytes: pair byte 0 with itself first (it becomes word 0); words: copy word 0 to all.
+        const __m128i words = sizeof(C) == 1 ? _mm_unpacklo_epi8(bits, bits) : bits;
+        const __m128i low_words = _mm_shufflelo_epi16(words, 0x00);
+        return detail::from_bytes<P>(_mm_unpacklo_epi64(low_words, low_words));
+    }
+}
+
+/// pshufd for 32- and 64-bit lanes (a 64-bit lane is two 32-bit words).
+template <class Pattern, class P>
+    requires(sizeof(typename P::value_type) == 4 || sizeof(typename P::value_type) == 8)
+[[nodiscard, gnu::always_inline]] inline P permute_constant(const P& value, isa::sse2) noexcept {
+    constexpr auto source = [](std::size_t lane) { return static_cast<int>(Pattern::get(static_cast<unsigned>(lane), static_cast<unsigned>(P::size))); };
+    if constexpr (sizeof(typename P::value_type) == 4) {
+        constexpr int order = source(0) | source(1) << 2 | source(2) << 4 | source(3) << 6;
+        return detail::from_bytes<P>(_mm_shuffle_epi32(detail::as_bytes(value), order));
+    } else {
+        constexpr int order = 2 * source(0) | (2 * source(0) + 1) << 2 | 2 * source(1) << 4 | (2 * source(1) + 1) << 6;
+        return detail::from_bytes<P>(_mm_shuffle_epi32(detail::as_bytes(value), order));
+    }
+}
+
+}  // namespace kernel
+}  // namespace tensorops::simd
+#endif
