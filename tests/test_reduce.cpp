@@ -358,14 +358,70 @@ TEMPLATE_TEST_CASE("reduce: log-sum-exp and floating products of runs longer tha
     }
 }
 
+TEST_CASE("reduce: empty groups of MAX and MIN give -inf and +inf for every floating type, lowest and highest for integers") {
+    // Floating MAX/MIN of an empty group gave the lowest/highest finite value (the typed fuzzer's oracle follows §5).
+    const auto check = [](auto zero) {
+        using T = decltype(zero);
+        T out[2] = {T(7), T(7)};
+        const tensor_view<const T> empty(nullptr, {2, 0});
+        T lowest = std::numeric_limits<T>::lowest(), highest = std::numeric_limits<T>::max();
+        if constexpr (!std::is_integral_v<T>) {
+            lowest = T(-std::numeric_limits<float>::infinity());
+            highest = T(std::numeric_limits<float>::infinity());
+        }
+        reduce(empty, tensor_view<T>(out, {2, 1}), reduce_function::max, {1});
+        CHECK(tensorops_test::same_bits(out[0], lowest));
+        reduce(empty, tensor_view<T>(out, {2, 1}), reduce_function::min, {1});
+        CHECK(tensorops_test::same_bits(out[1], highest));
+    };
+    check(0.0);
+    check(0.0f);
+    check(float16(0.0f));
+    check(std::int32_t{0});
+    check(std::uint8_t{0});
+}
+
+TEST_CASE("reduce: no axes makes every element its own group (SEMANTICS.md §5); a rank-0 view is a valid input and output") {
+    // An empty axis list was refused (the typed fuzzer's oracle follows §5).
+    const std::vector<float> x = {4.0f, -1.0f, 0.25f, 9.0f, -0.0f, 1.0f};
+    const tensor_view<const float> input(x.data(), {2, 3});
+    const std::pair<reduce_function, std::vector<float>> expected[] = {
+        {reduce_function::sum, x},
+        {reduce_function::sum_square, {16.0f, 1.0f, 0.0625f, 81.0f, 0.0f, 1.0f}},
+        {reduce_function::l1, {4.0f, 1.0f, 0.25f, 9.0f, 0.0f, 1.0f}},
+        {reduce_function::l2, {4.0f, 1.0f, 0.25f, 9.0f, 0.0f, 1.0f}},
+        {reduce_function::average, x},
+        {reduce_function::multiply, x},
+        {reduce_function::max, x},
+        {reduce_function::min, x},
+        {reduce_function::log_sum_exp, x}};
+    for (const auto& [f, values] : expected) {
+        INFO("function " << static_cast<int>(f));
+        std::vector<float> out(6, 7.0f);
+        reduce(input, tensor_view<float>(out.data(), {2, 3}), f, std::span<const std::size_t>{});
+        for (std::size_t i = 0; i < out.size(); ++i) CHECK(out[i] == Approx(values[i]).margin(1e-6));
+    }
+    std::vector<float> logs(6, 7.0f);
+    reduce(input, tensor_view<float>(logs.data(), {2, 3}), reduce_function::log_sum, std::span<const std::size_t>{});
+    CHECK(logs[0] == Approx(std::log(4.0f)));
+    CHECK(std::isnan(logs[1]));
+    std::vector<std::int64_t> index(6, 9);
+    argmax(input, tensor_view<std::int64_t>(index.data(), {2, 3}), std::span<const std::size_t>{});
+    CHECK(index == std::vector<std::int64_t>(6, 0));
+    float scalar_in = 3.0f, scalar_out = 0.0f;
+    reduce(tensor_view<const float>(&scalar_in, std::span<const std::size_t>{}), tensor_view<float>(&scalar_out, std::span<const std::size_t>{}),
+           reduce_function::sum_square, std::span<const std::size_t>{});
+    CHECK(scalar_out == 9.0f);
+}
+
 TEST_CASE("reduce: empty groups give SEMANTICS.md §5's values; ARGMAX of an empty group is an error") {
     std::vector<float> out(3, 7.0f);
     const tensor_view<const float> empty(nullptr, {3, 0});
     const tensor_view<float> y(out.data(), {3, 1});
     const std::pair<reduce_function, float> expected[] = {
         {reduce_function::sum, 0.0f}, {reduce_function::l1, 0.0f}, {reduce_function::l2, 0.0f}, {reduce_function::sum_square, 0.0f},
-        {reduce_function::multiply, 1.0f}, {reduce_function::max, std::numeric_limits<float>::lowest()},
-        {reduce_function::min, std::numeric_limits<float>::max()}, {reduce_function::log_sum, -std::numeric_limits<float>::infinity()},
+        {reduce_function::multiply, 1.0f}, {reduce_function::max, -std::numeric_limits<float>::infinity()},
+        {reduce_function::min, std::numeric_limits<float>::infinity()}, {reduce_function::log_sum, -std::numeric_limits<float>::infinity()},
         {reduce_function::log_sum_exp, -std::numeric_limits<float>::infinity()}};
     for (const auto& [f, value] : expected) {
         reduce(empty, y, f, {1});
@@ -433,7 +489,7 @@ TEST_CASE("reduce: every broken rule throws tensorops::error naming the argument
         CHECK(std::all_of(b.begin(), b.end(), [](float x) { return x == 7.0f; }));
     };
     const auto sum = reduce_function::sum;
-    expect_error([&] { reduce(input, tensor_view<float>(b.data(), {2, 1, 4}), sum, std::span<const std::size_t>{}); }, "axes");
+    expect_error([&] { reduce(input, tensor_view<float>(b.data(), {2, 1, 4}), sum, std::span<const std::size_t>{}); }, "output");  // no axes: sizes kept
     expect_error([&] { reduce(input, tensor_view<float>(b.data(), {2, 1, 4}), sum, {3}); }, "axes");
     expect_error([&] { reduce(input, tensor_view<float>(b.data(), {2, 1, 4}), sum, {1, 1}); }, "axes");
     expect_error([&] { reduce(input, tensor_view<float>(b.data(), {2, 3, 4}), sum, {1}); }, "output");   // size not 1

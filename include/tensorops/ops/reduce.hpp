@@ -35,8 +35,12 @@ void fill_empty_groups(reduce_function function, const tensor_view<U>& output) {
     if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, float16>) {
         switch (function) {
             case reduce_function::multiply: value = static_cast<U>(1); break;
-            case reduce_function::max: value = std::numeric_limits<T>::lowest(); break;
-            case reduce_function::min: value = std::numeric_limits<T>::max(); break;
+            case reduce_function::max:  // −inf for floating types, the lowest value for integers
+                value = floating_element<T> ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+                break;
+            case reduce_function::min:
+                value = floating_element<T> ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+                break;
             case reduce_function::log_sum:
             case reduce_function::log_sum_exp: value = -std::numeric_limits<T>::infinity(); break;
             case reduce_function::average: value = std::numeric_limits<T>::quiet_NaN(); break;
@@ -162,9 +166,12 @@ void reduce_values(const executor_ref& exec, const tensor_view<const T>& input, 
 /// NaN: MAX/MIN give NaN when the group holds one; ARGMAX/ARGMIN take NaN as the extreme; sums propagate it.
 /// Aliasing: the output must not share memory with the input.
 /// Errors (tensorops::error, before anything is written): function out of range or not available for the
-/// element type, axes empty / out of range / repeated, output sizes wrong, output layout not unique, output
-/// overlapping the input, index type too narrow. Empty groups (a reduced axis of size 0) give SEMANTICS.md §5's
-/// values (ARGMAX/ARGMIN: an error); an empty output is left alone.
+/// element type, axes out of range / repeated, output sizes wrong, output layout not unique, output
+/// overlapping the input, index type too narrow. No axes: every element is its own group (SUM → x, SUM_SQUARE → x²,
+/// L1 and L2 → |x|, AVERAGE → x, LOG_SUM → ln x, LOG_SUM_EXP, MULTIPLY, MAX, MIN → x, ARGMAX/ARGMIN → 0), as ONNX's
+/// noop_with_empty_axes; a rank-0 view is then a valid input and output. Empty groups (a reduced axis of size 0)
+/// give SEMANTICS.md §5's values (MAX −inf and MIN +inf for floating types, the lowest and highest value for
+/// integers; ARGMAX/ARGMIN: an error); an empty output is left alone.
 /// Failures: an exception from a user type's operations (+, *, <, copy) or from the executor propagates unchanged
 /// once the running pieces end; the output's contents are then unspecified, nothing outside the output is written,
 /// nothing leaks, and the executor stays usable (exec/executor.hpp).

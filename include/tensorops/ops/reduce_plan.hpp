@@ -41,14 +41,14 @@ struct reduce_plan {
     std::size_t count = 1;   // elements per group
 };
 
-/// Checks axes (not empty, each below the rank, none twice) and the output's sizes (the rank kept, reduced axes 1),
-/// uniqueness and disjointness from the input, then plans; throws tensorops::error naming the argument. Operands = 3
-/// adds the flat-index operand (argmax/argmin) and walks each group in increasing flat index.
+/// Checks axes (each below the rank, none twice; none at all makes every element its own group) and the output's
+/// sizes (the rank kept, reduced axes 1), uniqueness and disjointness from the input, then plans; throws
+/// tensorops::error naming the argument. Operands = 3 adds the flat-index operand (argmax/argmin) and walks each
+/// group in increasing flat index.
 template <std::size_t Operands, class T, class U>
 reduce_plan<Operands> plan_reduce(std::string_view operation, const tensor_view<const T>& input, const tensor_view<U>& output,
                                   std::span<const std::size_t> axes) {
     const std::size_t rank = input.rank();
-    if (axes.empty()) throw error(operation, "axes", "is empty; name at least one axis to reduce");
     iter::axis_set reduced_axes;
     for (std::size_t i = 0; i < axes.size(); ++i) {
         if (axes[i] >= rank)
