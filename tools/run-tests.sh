@@ -3,15 +3,19 @@
 #   gcc-baseline   g++ -Og, -march=x86-64 (SSE2), plus the package-consumption tests
 #   gcc-v3         g++ -O2, -march=x86-64-v3 (AVX2, FMA, F16C)
 #   clang-v3-san   clang++, -march=x86-64-v3, AddressSanitizer + UndefinedBehaviorSanitizer, plus the dml tests and the
-#                  replay of the dml fuzzer's seed corpus (fuzz/corpus: every input checked as the fuzzer checks it)
+#                  replay of the fuzzer's seed corpus (fuzz/corpus: every input, typed API or dml, checked as the fuzzer
+#                  checks it)
 #   gcc-scalar-san g++, -march=x86-64, xsimd disabled (scalar paths), AddressSanitizer + UndefinedBehaviorSanitizer,
 #                  plus the examples
 # and, when asked for by name:
-#   clang-fuzz     the libFuzzer target of tensorops::dml (clang++, -march=x86-64-v3, the sanitizers) and a run of it of
-#                  TENSOROPS_FUZZ_SECONDS (default 300) from the seed corpus: run it after changing dml/ or a kernel's
-#                  edge handling, and commit the inputs it adds to fuzz/corpus. Not in the default run, which CI runs:
-#                  the fuzzer compiles every operator a second time (~250 CPU-seconds at -O0, ~2 minutes of CI's wall
-#                  time with a 30-second run), while the replay of its corpus shares the tests' instantiations.
+#   clang-fuzz     the libFuzzer target (fuzz/fuzzer.cpp: the typed API and tensorops::dml, every result compared with
+#                  the scalar reference; clang++ -O1, -march=x86-64-v3, the sanitizers; scan bands of 1 KiB and blocks
+#                  of 16 KiB, the least allowed, so small tensors reach the blocked paths) and a run of it of
+#                  TENSOROPS_FUZZ_SECONDS (default 300) from the seed corpus: run it after changing an operator, dml/ or
+#                  a kernel's edge handling, and commit a few of the inputs it adds to fuzz/corpus (merged: -merge=1).
+#                  For a long run: build/test-clang-fuzz/fuzz/tensorops_fuzzer -runs=N -print_final_stats=1 DIR
+#                  fuzz/corpus. Not in the default run, which CI runs: the fuzzer compiles every operator a second
+#                  time, optimised (minutes of CPU), while the replay of its corpus shares the tests' instantiations.
 #   gcc-v4         g++, -march=x86-64-v4 (512-bit registers), on a CPU with AVX-512 (F, BW, DQ, VL): run it after
 #                  changing simd/ or a kernel's vector steps (a fifth optimised build of every test: ~4 more minutes).
 # Translation units that instantiate the whole dml layer (every operator × data type × index type) take minutes
@@ -35,8 +39,8 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stack
 # -O2 optimiser over the same code: its build took 2:00 against -O1's 3:19, its tests 1:05 against 1:00). Sanitised
 # builds are about finding errors, not speed, and compile time dominates
 # them: gcc uses -Og (a third of -O1's compile time, tests run within 10 % of -O1), clang -O0 (a quarter of -O1's
-# compile time; its -Og is -O1) — the fuzzer too (at -O1 it alone took 340 s of compile time; its one-minute run
-# makes fewer executions at -O0 but still replays the seed corpus). No debug information: with -g, gcc took over
+# compile time; its -Og is -O1). The fuzzer is the exception: its executions per second are its worth, and -O1 runs
+# several times as many as -O0 (bench/journal/2026-11-28-fuzz.md). No debug information: with -g, gcc took over
 # nine minutes for the reduce tests alone.
 # The test files are compiled in two unity translation units per configuration (TENSOROPS_UNITY_TESTS: each
 # operator's kernels compiled once per group rather than once per file — half the compile time). In the sanitised
@@ -48,6 +52,7 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stack
 # 2 MiB, which gcc-v3 tests): the tests of long scans size their tensors from these, and at the default sizes took
 # about a third of clang-v3-san's test time (cumulative blocks 67 s, parallel long scans 55 s) for the same paths.
 small_blocks="-DTENSOROPS_SCAN_BLOCK_BYTES=65536 -DTENSOROPS_SCAN_BAND_BYTES=262144"
+fuzz_blocks="-DTENSOROPS_SCAN_BLOCK_BYTES=16384 -DTENSOROPS_SCAN_BAND_BYTES=1024"
 release=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG")
 release_og=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-Og -DNDEBUG")
 sanitized=(-DCMAKE_BUILD_TYPE= -DTENSOROPS_SANITIZE=ON -DTENSOROPS_TESTS_PER_FILE=ON)
@@ -61,7 +66,7 @@ configure_args() {
     gcc-v3)         args=(-DCMAKE_CXX_COMPILER=g++ "${release[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3" "${without_dml[@]}") ;;
     clang-v3-san)   args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0 $small_blocks" -DTENSOROPS_BUILD_EXAMPLES=OFF
                           -DTENSOROPS_DML_TESTS=ON) ;;
-    clang-fuzz)     args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0" "${without_dml[@]}"
+    clang-fuzz)     args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O1 $fuzz_blocks" "${without_dml[@]}"
                           -DTENSOROPS_BUILD_TESTS=OFF -DTENSOROPS_BUILD_FUZZER=ON "-DTENSOROPS_FUZZ_SECONDS=${TENSOROPS_FUZZ_SECONDS:-300}") ;;
     gcc-scalar-san) args=(-DCMAKE_CXX_COMPILER=g++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64 -Og $small_blocks" -DTENSOROPS_USE_XSIMD=OFF
                           -DTENSOROPS_BUILD_EXAMPLES=ON -DTENSOROPS_EXAMPLE_COMPILE_OPTIONS=-O0 -DTENSOROPS_DML_TESTS=OFF) ;;
