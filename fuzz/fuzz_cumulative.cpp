@@ -1,4 +1,4 @@
-// The dml fuzzer's cumulative summation and product (see dml_fuzzer.cpp).
+// The dml fuzzer's cumulative summation and product (see fuzzer.cpp).
 #include "fuzzing.hpp"
 
 namespace tensorops_fuzz {

@@ -1,5 +1,5 @@
-// One input of the dml fuzzer, decoded and checked (the property is in dml_fuzzer.cpp's file comment). Linked into
-// the libFuzzer target and into the tests, which replay the seed corpus (tests/test_dml_fuzz_corpus.cpp).
+// One input of the dml half of the fuzzer, decoded and checked (the property is in fuzzer.cpp's file comment). Called
+// by fuzz_input.cpp, in the libFuzzer target and in the tests, which replay the seed corpus (tests/test_fuzz_corpus.cpp).
 #include "fuzzing.hpp"
 
 namespace tensorops_fuzz {

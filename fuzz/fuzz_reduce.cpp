@@ -1,4 +1,4 @@
-// The dml fuzzer's reduce, argmax and argmin (see dml_fuzzer.cpp).
+// The dml fuzzer's reduce, argmax and argmin (see fuzzer.cpp).
 #include "fuzzing.hpp"
 
 namespace tensorops_fuzz {

@@ -1,4 +1,4 @@
-// The dml fuzzer's scatter-ND (see dml_fuzzer.cpp).
+// The dml fuzzer's scatter-ND (see fuzzer.cpp).
 #include "fuzzing.hpp"
 
 namespace tensorops_fuzz {

@@ -1,4 +1,4 @@
-// Shared by the translation units of the dml fuzzer (dml_fuzzer.cpp: the entry point; fuzz_cumulative.cpp,
+// Shared by the translation units of the fuzzer's dml half (fuzz_one_input.cpp: decoding the operator; fuzz_cumulative.cpp,
 // fuzz_reduce.cpp, fuzz_scatter.cpp: one operator family each, so the build compiles the dml layer in three
 // pieces that run in parallel): decoding an input into descriptors and buffers, and checking a call's outcome.
 #pragma once
@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "reader.hpp"
 #include "reference.hpp"
 
 namespace tensorops_fuzz {
@@ -27,7 +28,7 @@ namespace dml = tensorops::dml;
 namespace ref = tensorops_test::reference;
 
 /// The executor of the current input: a pool of three threads for inputs of odd length, sequential otherwise
-/// (dml_fuzzer.cpp sets it; see its file comment).
+/// (fuzz_one_input.cpp sets it).
 inline tensorops::executor_ref current_executor = tensorops::sequential;
 using dml::tensor_data_type;
 using tensorops::axis_direction;
@@ -40,47 +41,6 @@ inline constexpr const char* operation_names[] = {"cumulative_summation", "cumul
 inline std::uint64_t outcomes[std::size(operation_names)][3] = {};
 inline int current_operation = 0;
 inline void count(outcome what) { ++outcomes[current_operation][what]; }
-
-[[noreturn]] inline void fail(const char* what) {
-    std::fprintf(stderr, "dml_fuzzer: %s\n", what);
-    std::abort();
-}
-
-// ---------------------------------------------------------------------------------------------
-// Reading the input
-
-/// The input as a stream of decisions. Past its end the stream goes on with pseudo-random bytes seeded by the
-/// input (xorshift), so a short input still decodes to a complete call, and the same input always to the same one.
-class reader {
-public:
-    reader(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {
-        for (std::size_t i = 0; i < size; ++i) state_ = (state_ ^ data[i]) * 0x100000001b3ull;
-    }
-    std::uint8_t byte() {
-        if (position_ < size_) return data_[position_++];
-        state_ ^= state_ << 13;
-        state_ ^= state_ >> 7;
-        state_ ^= state_ << 17;
-        return static_cast<std::uint8_t>(state_ >> 56);
-    }
-    std::uint32_t below(std::uint32_t bound) { return bound == 0 ? 0 : byte() % bound; }  // [0, bound)
-    bool chance(std::uint8_t in_256) { return byte() < in_256; }
-    std::uint32_t word() {
-        std::uint32_t value = 0;
-        for (int i = 0; i < 4; ++i) value = value << 8 | byte();
-        return value;
-    }
-    void bytes(void* out, std::size_t count) {
-        auto* target = static_cast<std::uint8_t*>(out);
-        for (std::size_t i = 0; i < count; ++i) target[i] = byte();
-    }
-
-private:
-    const std::uint8_t* data_;
-    std::size_t size_;
-    std::size_t position_ = 0;
-    std::uint64_t state_ = 0xcbf29ce484222325ull;
-};
 
 // ---------------------------------------------------------------------------------------------
 // Tensors: a descriptor (which may be broken on purpose) and, when its declared size is small enough, a buffer
@@ -336,7 +296,7 @@ void fuzz_reduce(reader& in, tensor_data_type type, int which);  // which: 0 red
 void fuzz_scatter(reader& in, tensor_data_type type);
 
 /// Decodes one input into an operator call and checks its outcome; aborts (fail) if the property does not hold.
-/// fuzz_one_input.cpp; the libFuzzer entry point (dml_fuzzer.cpp) and the corpus replay of the tests call it.
+/// fuzz_one_input.cpp; fuzz_input.cpp calls it with the input after its first byte.
 void fuzz_one_input(const std::uint8_t* data, std::size_t size);
 
 }  // namespace tensorops_fuzz

@@ -4,18 +4,23 @@
 #   gcc-v3         g++ -O2, -march=x86-64-v3 (AVX2, FMA, F16C)
 #   clang-v3-san   clang++, -march=x86-64-v3, AddressSanitizer + UndefinedBehaviorSanitizer, plus the dml tests, the README
 #                  example as a strict consumer (-Wall -Wextra -Wpedantic -Wshadow -Werror, at v3 and baseline) and the
-#                  replay of the dml fuzzer's seed corpus (fuzz/corpus: every input checked as the fuzzer checks it)
+#                  replay of the fuzzer's seed corpus (fuzz/corpus: every input, typed API or dml, checked as the fuzzer
+#                  checks it)
 #   gcc-scalar-san g++, -march=x86-64, xsimd disabled (scalar paths), AddressSanitizer + UndefinedBehaviorSanitizer,
 #                  plus the examples
 # and, when asked for by name:
 #   clang-mpi      the tests of tensorops::mpi (tests/mpi) and its example, each run under mpiexec on 1-4 ranks
 #                  (clang++ -O0 -march=x86-64-v3: they only have to run; at -O1 their build took six times the CPU);
 #                  installs Open MPI. Not yet in the default run: its ~2 minutes would take CI past its 15-minute budget.
-#   clang-fuzz     the libFuzzer target of tensorops::dml (clang++, -march=x86-64-v3, the sanitizers) and a run of it of
-#                  TENSOROPS_FUZZ_SECONDS (default 300) from the seed corpus: run it after changing dml/ or a kernel's
-#                  edge handling, and commit the inputs it adds to fuzz/corpus. Not in the default run, which CI runs:
-#                  the fuzzer compiles every operator a second time (~250 CPU-seconds at -O0, ~2 minutes of CI's wall
-#                  time with a 30-second run), while the replay of its corpus shares the tests' instantiations.
+#   clang-fuzz     the libFuzzer target (fuzz/fuzzer.cpp: the typed API and tensorops::dml, every result compared with
+#                  the scalar reference; clang++ -O1, -march=x86-64-v3, the sanitizers) and a run of it of
+#                  TENSOROPS_FUZZ_SECONDS (default 300) from the seed corpus: run it after changing an operator, dml/ or
+#                  a kernel's edge handling, and commit a few of the inputs it adds to fuzz/corpus (merged: -merge=1).
+#                  For a long run: build/test-clang-fuzz/fuzz/tensorops_fuzzer -entropic=0 -runs=N -max_len=512
+#                  -print_final_stats=1 DIR fuzz/corpus (fuzz/README.md). Not in the default run, which CI runs: the
+#                  fuzzer compiles every operator a second time, optimised (minutes of CPU), while the replay of its
+#                  corpus shares the tests' instantiations. (The scan blocks are fixed sizes now, so its small tensors
+#                  no longer reach the blocked paths; the tests of long scans do.)
 #   gcc-v4         g++, -march=x86-64-v4 (512-bit registers), on a CPU with AVX-512 (F, BW, DQ, VL): run it after
 #                  changing simd/ or a kernel's vector steps (a fifth optimised build of every test: ~4 more minutes).
 # Translation units that instantiate the whole dml layer (every operator × data type × index type) take minutes
@@ -39,8 +44,8 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stack
 # -O2 optimiser over the same code: its build took 2:00 against -O1's 3:19, its tests 1:05 against 1:00). Sanitised
 # builds are about finding errors, not speed, and compile time dominates
 # them: gcc uses -Og (a third of -O1's compile time, tests run within 10 % of -O1), clang -O0 (a quarter of -O1's
-# compile time; its -Og is -O1) — the fuzzer too (at -O1 it alone took 340 s of compile time; its one-minute run
-# makes fewer executions at -O0 but still replays the seed corpus). No debug information: with -g, gcc took over
+# compile time; its -Og is -O1). The fuzzer is the exception: its executions per second are its worth, and -O1 runs
+# several times as many as -O0 (bench/journal/2026-11-28-fuzz.md). No debug information: with -g, gcc took over
 # nine minutes for the reduce tests alone.
 # The test files are compiled in two unity translation units per configuration (TENSOROPS_UNITY_TESTS: each
 # operator's kernels compiled once per group rather than once per file — half the compile time). In the sanitised
@@ -63,7 +68,7 @@ configure_args() {
     gcc-v3)         args=(-DCMAKE_CXX_COMPILER=g++ "${release[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3" "${without_dml[@]}") ;;
     clang-v3-san)   args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0" -DTENSOROPS_BUILD_EXAMPLES=OFF -DTENSOROPS_STRICT_CONSUMER=ON
                           -DTENSOROPS_DML_TESTS=ON) ;;
-    clang-fuzz)     args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0" "${without_dml[@]}"
+    clang-fuzz)     args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O1" "${without_dml[@]}"
                           -DTENSOROPS_BUILD_TESTS=OFF -DTENSOROPS_BUILD_FUZZER=ON "-DTENSOROPS_FUZZ_SECONDS=${TENSOROPS_FUZZ_SECONDS:-300}") ;;
     clang-mpi)      args=(-DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE= "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0" -DTENSOROPS_BUILD_TESTS=OFF
                           -DTENSOROPS_BUILD_EXAMPLES=OFF -DTENSOROPS_MPI_TESTS=ON) ;;
