@@ -26,27 +26,27 @@ namespace ref = tensorops_test::reference;
 
 namespace {
 
-constexpr reduce_function value_functions[] = {reduce_function::average,     reduce_function::l1,  reduce_function::l2,
+constexpr reduce_function no_axes_functions[] = {reduce_function::average,     reduce_function::l1,  reduce_function::l2,
                                                reduce_function::log_sum,     reduce_function::log_sum_exp,
                                                reduce_function::max,         reduce_function::min, reduce_function::multiply,
                                                reduce_function::sum,         reduce_function::sum_square};
 
 template <class T>
-constexpr bool floating = std::is_floating_point_v<T> || std::is_same_v<T, float16>;
+constexpr bool is_floating_element = std::is_floating_point_v<T> || std::is_same_v<T, float16>;
 
 /// Whether reduce accepts `f` for T (integers have no AVERAGE, L2, LOG_SUM, LOG_SUM_EXP).
 template <class T>
-bool accepts(reduce_function f) {
+bool takes_function(reduce_function f) {
     const bool needs_floating = f == reduce_function::average || f == reduce_function::l2 || f == reduce_function::log_sum ||
                                 f == reduce_function::log_sum_exp;
-    return floating<T> || !needs_floating;
+    return is_floating_element<T> || !needs_floating;
 }
 
 /// What a group of the one element x gives, computed independently of the library: in long double for floating
 /// types (rounded once to T), in the unsigned type of T's width for integers (wrapping).
 template <class T>
 T one_element_group(reduce_function f, T x) {
-    if constexpr (floating<T>) {
+    if constexpr (is_floating_element<T>) {
         const long double w = static_cast<long double>(static_cast<double>(x));
         switch (f) {
             case reduce_function::sum_square: return static_cast<T>(static_cast<double>(w * w));
@@ -70,10 +70,10 @@ T one_element_group(reduce_function f, T x) {
 /// any NaN matches any NaN (ln of a negative number: its sign and payload are the maths library's), and ln and x² of
 /// float64, whose long double reference may round differently in the last place, may differ by one unit.
 template <class T>
-bool matches(reduce_function f, T actual, T expected) {
+bool matches_one_element_group(reduce_function f, T actual, T expected) {
     if (same_bits(actual, expected)) return true;
     const bool computed = f == reduce_function::sum_square || f == reduce_function::l1 || f == reduce_function::l2 || f == reduce_function::log_sum;
-    if constexpr (floating<T>)
+    if constexpr (is_floating_element<T>)
         if (computed && std::isnan(static_cast<double>(actual)) && std::isnan(static_cast<double>(expected))) return true;
     if constexpr (std::is_floating_point_v<T>) {
         if ((f == reduce_function::log_sum || f == reduce_function::sum_square) && std::isfinite(expected))
@@ -89,7 +89,7 @@ bool matches(reduce_function f, T actual, T expected) {
 /// NaN among them; integers over their whole range, with the minimum among them.
 template <class T>
 T edge_value(test_rng& rng) {
-    if constexpr (floating<T>) {
+    if constexpr (is_floating_element<T>) {
         switch (rng.uniform<int>(0, 15)) {
             case 0: return static_cast<T>(0.0f);
             case 1: return static_cast<T>(-0.0f);
@@ -109,14 +109,14 @@ T edge_value(test_rng& rng) {
 
 }  // namespace
 
-TEMPLATE_LIST_TEST_CASE("reduce: MAX and MIN of empty groups give -inf / +inf for floating types, lowest / highest for integers", "",
+TEMPLATE_LIST_TEST_CASE("reduce: MAX and MIN of empty groups give -inf / +inf for is_floating_element types, lowest / highest for integers", "",
                         tensorops_test::builtin_types) {
     using T = TestType;
     const tensor_view<const T> empty(nullptr, {2, 0, 4});
     std::vector<T> out(8, static_cast<T>(7));
     const tensor_view<T> y(out.data(), {2, 1, 4});
     T lowest, highest;
-    if constexpr (floating<T>) {
+    if constexpr (is_floating_element<T>) {
         lowest = static_cast<T>(-std::numeric_limits<float>::infinity());
         highest = static_cast<T>(std::numeric_limits<float>::infinity());
     } else {
@@ -135,23 +135,23 @@ TEMPLATE_LIST_TEST_CASE("reduce: MAX and MIN of empty groups give -inf / +inf fo
 
 namespace {
 /// A user type with MAX's and MIN's identities in its element_identity trait (and no numeric_limits).
-struct level {
+struct ordered_level {
     int value = 0;
-    friend bool operator<(level a, level b) { return a.value < b.value; }
+    friend bool operator<(ordered_level a, ordered_level b) { return a.value < b.value; }
 };
 }  // namespace
 
 template <>
-struct tensorops::element_identity<level> {
-    static constexpr level max_identity() { return {-1000}; }
-    static constexpr level min_identity() { return {1000}; }
+struct tensorops::element_identity<ordered_level> {
+    static constexpr ordered_level max_identity() { return {-1000}; }
+    static constexpr ordered_level min_identity() { return {1000}; }
 };
 
 TEST_CASE("reduce: MAX and MIN of empty groups of a user type give its identity trait, or an error without one") {
-    std::vector<level> levels(3, level{5});
-    reduce(tensor_view<const level>(nullptr, {3, 0}), tensor_view<level>(levels.data(), {3, 1}), reduce_function::max, {1});
+    std::vector<ordered_level> levels(3, ordered_level{5});
+    reduce(tensor_view<const ordered_level>(nullptr, {3, 0}), tensor_view<ordered_level>(levels.data(), {3, 1}), reduce_function::max, {1});
     for (const auto& v : levels) CHECK(v.value == -1000);
-    reduce(tensor_view<const level>(nullptr, {3, 0}), tensor_view<level>(levels.data(), {3, 1}), reduce_function::min, {1});
+    reduce(tensor_view<const ordered_level>(nullptr, {3, 0}), tensor_view<ordered_level>(levels.data(), {3, 1}), reduce_function::min, {1});
     for (const auto& v : levels) CHECK(v.value == 1000);
     using tensorops_test::mod_prime;  // identities for SUM and MULTIPLY only
     std::vector<mod_prime> out(3, mod_prime{5});
@@ -185,8 +185,8 @@ TEMPLATE_LIST_TEST_CASE("reduce over no axes: every element is its own group, ag
         for (auto& v : values) v = edge_value<T>(rng);
         input.assign(values);
         values = input.values();  // a broadcast input repeats some elements: read back what the view holds
-        for (const reduce_function f : value_functions) {
-            if (!accepts<T>(f)) continue;
+        for (const reduce_function f : no_axes_functions) {
+            if (!takes_function<T>(f)) continue;
             guarded_buffer<T> output(sizes, tensorops_test::random_strides(rng, sizes, out_kind));
             INFO("function " << static_cast<int>(f) << ", input " << tensorops_test::describe_layout(sizes, input.strides()) << ", output "
                              << tensorops_test::describe_layout(sizes, output.strides()));
@@ -194,7 +194,7 @@ TEMPLATE_LIST_TEST_CASE("reduce over no axes: every element is its own group, ag
             else reduce(pool, input.const_view(), output.view(), f, std::span<const std::size_t>{});
             const auto actual = output.values();
             std::size_t wrong = 0;
-            for (std::size_t i = 0; i < values.size(); ++i) wrong += matches(f, actual[i], one_element_group(f, values[i])) ? 0 : 1;
+            for (std::size_t i = 0; i < values.size(); ++i) wrong += matches_one_element_group(f, actual[i], one_element_group(f, values[i])) ? 0 : 1;
             CHECK(wrong == 0);
             CHECK(output.untouched_outside_view());
         }
