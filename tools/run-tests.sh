@@ -114,7 +114,12 @@ build_lane() {
   for configuration in "$@"; do
     build="$root/build/test-$configuration"
     echo "== $configuration: build"
-    if ! cmake --build "$build" --parallel "$jobs" >"$build/build.log" 2>&1; then
+    # The sanitised builds' unity translation units take 5-7 GB of compiler memory each: two of them beside the other
+    # lane's two optimised ones overran a 24 GB machine, so on a machine with less than 40 GB available the sanitised
+    # builds compile one translation unit at a time.
+    local build_jobs=$jobs
+    case "$configuration" in *-san) if [ "$(awk '/MemAvailable/ {print int($2 / 1048576)}' /proc/meminfo)" -lt 40 ]; then build_jobs=1; fi ;; esac
+    if ! cmake --build "$build" --parallel "$build_jobs" >"$build/build.log" 2>&1; then
       echo "== $configuration: build FAILED"
       cat "$build/build.log"
       return 1
