@@ -40,20 +40,17 @@ struct earlier_lane_or_self {
 
 /// scan_lanes_in_order for an operation that is also idempotent (op(a, a) = a: a maximum or minimum). Step k combines
 /// each lane with the lane k before it or, where there is none, with itself — which changes nothing, as the lanes
-/// before it already hold their whole prefix — so a step is one constant permutation (one instruction for 32- and
-/// 64-bit lanes on x86: simd::permute_constant) instead of a shift and a blend with the identity. Other registers take
-/// scan_lanes_in_order. Same results: both give each lane op over its prefix, in order.
+/// before it already hold their whole prefix — so a step is one constant permutation (one instruction where
+/// simd::permutes_in_register: x86 registers of 32- and 64-bit lanes) instead of a shift and a blend with the identity.
+/// Other registers take scan_lanes_in_order. Same results: both give each lane op over its prefix, in order.
 template <bool Backward, std::size_t Step = 1, class P, class Op>
 [[nodiscard, gnu::always_inline]] inline P scan_lanes_idempotent(const P& value, const Op& op, typename P::value_type identity) noexcept {
-#if TENSOROPS_X86_INTRINSICS
-    if constexpr (sizeof(typename P::value_type) >= 4) {
+    if constexpr (permutes_in_register<P>) {
         if constexpr (Step < P::size)
             return scan_lanes_idempotent<Backward, Step * 2>(op(permute_constant<detail::earlier_lane_or_self<Step, Backward>>(value), value), op, identity);
         else
             return value;
-    } else
-#endif
-    {
+    } else {
         return scan_lanes_in_order<Backward>(value, op, identity);
     }
 }

@@ -117,6 +117,10 @@ template <class Pattern, class P>
     return from_array<P>(out);
 }
 
+/// Whether permute_constant moves a register's lanes of `lane_bytes` bytes in one instruction: not without an
+/// instruction set's lane permutes (it goes through memory).
+[[nodiscard]] constexpr bool permutes_in_register(isa::portable, std::size_t) noexcept { return false; }
+
 /// Whether a float register looks 2^(m/8) up in an eight-entry register table (power_of_two_in_eighths): not without
 /// an instruction set's lane permutes.
 [[nodiscard]] constexpr bool has_eighth_table(isa::portable) noexcept { return false; }

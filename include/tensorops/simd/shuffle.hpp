@@ -70,6 +70,11 @@ template <class P>
     return kernel::broadcast_first(value, isa_of<P>{});
 }
 
+/// Whether permute_constant moves the lanes of register P in one instruction (x86 registers of 32- or 64-bit lanes),
+/// rather than through memory: for kernels that have a form without permutations for the other registers.
+template <class P>
+inline constexpr bool permutes_in_register = kernel::permutes_in_register(isa_of<P>{}, sizeof(typename P::value_type));
+
 /// Lane i of the result is lane Pattern::get(i, P::size) of `value` (< P::size): a permutation fixed at compile time,
 /// for registers of 32- or 64-bit lanes one instruction on x86 (SSE2 `pshufd`, AVX2 `vpermd` / `vpermq`, AVX-512
 /// `vpermd` / `vpermq` with a constant index register); other registers go through memory (correct, slower).

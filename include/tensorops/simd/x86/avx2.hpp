@@ -223,6 +223,9 @@ template <class P>
     else return detail::from_bytes<P>(_mm256_broadcastq_epi64(low));
 }
 
+/// vpermd / vpermq: 32- and 64-bit lanes.
+[[nodiscard]] constexpr bool permutes_in_register(isa::avx2, std::size_t lane_bytes) noexcept { return lane_bytes == 4 || lane_bytes == 8; }
+
 /// vpermd (with a constant index register) for 32-bit lanes, vpermq for 64-bit ones.
 template <class Pattern, class P>
     requires(sizeof(typename P::value_type) == 4 || sizeof(typename P::value_type) == 8)

@@ -116,6 +116,9 @@ template <std::size_t Bytes, class P>
     return detail::from_bytes<P>(_mm512_alignr_epi32(_mm512_setzero_si512(), detail::as_bytes(value), Bytes / 4));
 }
 
+/// vpermd / vpermq with a constant index register: 32- and 64-bit lanes.
+[[nodiscard]] constexpr bool permutes_in_register(isa::avx512, std::size_t lane_bytes) noexcept { return lane_bytes == 4 || lane_bytes == 8; }
+
 /// vpermd / vpermq with a constant index register.
 template <class Pattern, class P>
     requires(sizeof(typename P::value_type) == 4 || sizeof(typename P::value_type) == 8)

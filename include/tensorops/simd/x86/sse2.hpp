@@ -163,6 +163,9 @@ template <class P>
     }
 }
 
+/// pshufd: 32- and 64-bit lanes.
+[[nodiscard]] constexpr bool permutes_in_register(isa::sse2, std::size_t lane_bytes) noexcept { return lane_bytes == 4 || lane_bytes == 8; }
+
 /// pshufd for 32- and 64-bit lanes (a 64-bit lane is two 32-bit words).
 template <class Pattern, class P>
     requires(sizeof(typename P::value_type) == 4 || sizeof(typename P::value_type) == 8)
