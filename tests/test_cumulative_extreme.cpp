@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -120,6 +121,12 @@ std::size_t first_extreme_mismatch(const std::vector<T>& x, const std::vector<T>
         ++position;
     });
     return mismatch;
+}
+
+/// The random stream of the planted-records test's layouts (packed: only their padding is drawn).
+inline test_rng& rng_for_planted() {
+    static test_rng rng("cumulative extreme planted records");
+    return rng;
 }
 
 template <class T, class I>
@@ -325,6 +332,54 @@ TEMPLATE_LIST_TEST_CASE("cumulative_max/min: lines around the vector width, line
             CHECK(first_extreme_mismatch(x, values.values(), &got, expected, sizes, 0, identity) == x.size());
             CHECK(values.untouched_outside_view());
             CHECK(indices.untouched_outside_view());
+        }
+    }
+}
+
+TEMPLATE_TEST_CASE("cumulative_max/min: records planted at every lane over plateaus (vectors no lane of which beats the running value)", "",
+                   double, float, float16, std::int8_t, std::int64_t) {
+    using T = TestType;
+    using A = accumulator_t<T, accumulation::ordering>;
+    const std::size_t W = tensorops::simd::lanes<T>, L = 6 * W + 5;
+    // Lines (axis 1, the contiguous kernels) and rows (axis 0, across rows): records at positions that move through
+    // every lane from line to line, between them values equal to the running one (ties: the first stays) or below it.
+    for (const std::size_t axis : {std::size_t{1}, std::size_t{0}}) {
+        const std::vector<std::size_t> sizes = axis == 1 ? std::vector<std::size_t>{W + 2, L} : std::vector<std::size_t>{L, 2 * W + 3};
+        const std::size_t lines = sizes[1 - axis];
+        for (int variant = 0; variant < 8; ++variant) {
+            const bool maximum = variant % 2 == 0;
+            const scan_options options{axis, variant % 4 >= 2 ? axis_direction::decreasing : axis_direction::increasing, variant >= 4};
+            std::vector<T> x(L * lines);
+            for (std::size_t line = 0; line < lines; ++line) {
+                int level = 1;
+                for (std::size_t t = 0; t < L; ++t) {
+                    const std::size_t at = axis == 1 ? line * L + t : t * lines + line;
+                    const std::size_t planted = options.direction == axis_direction::decreasing ? L - 1 - t : t;  // traversal position
+                    if ((planted + line) % (W + 1) == 0 && level < 100) ++level;  // a record
+                    const int value = (planted + line) % 3 == 1 ? level - 1 : level;  // below the running value, or a tie
+                    x[at] = static_cast<T>(maximum ? value : -value);
+                }
+            }
+            guarded_buffer<T> input(sizes, tensorops_test::random_strides(rng_for_planted(), sizes, tensorops_test::layout_kind::packed));
+            input.assign(x);
+            guarded_buffer<T> values(sizes, tensorops_test::random_strides(rng_for_planted(), sizes, tensorops_test::layout_kind::packed));
+            guarded_buffer<std::int32_t> narrow(sizes, tensorops_test::random_strides(rng_for_planted(), sizes, tensorops_test::layout_kind::packed));
+            guarded_buffer<std::int64_t> wide(sizes, tensorops_test::random_strides(rng_for_planted(), sizes, tensorops_test::layout_kind::packed));
+            INFO("axis " << axis << ", variant " << variant);
+            if (maximum) {
+                cumulative_max(input.const_view(), values.view(), narrow.view(), options);
+                cumulative_max(input.const_view(), values.view(), wide.view(), options);
+            } else {
+                cumulative_min(input.const_view(), values.view(), narrow.view(), options);
+                cumulative_min(input.const_view(), values.view(), wide.view(), options);
+            }
+            const auto expected = ref::cumulative_extreme_index(ref::dense<T>(sizes, x), axis, options.direction == axis_direction::decreasing,
+                                                                options.exclusive, maximum);
+            const auto identity = static_cast<T>(maximum ? element_identity<A>::max_identity() : element_identity<A>::min_identity());
+            const auto got_narrow = narrow.values();
+            const auto got_wide = wide.values();
+            CHECK(first_extreme_mismatch(x, values.values(), &got_narrow, expected, sizes, axis, identity) == x.size());
+            CHECK(first_extreme_mismatch(x, values.values(), &got_wide, expected, sizes, axis, identity) == x.size());
         }
     }
 }
