@@ -19,7 +19,9 @@
 //                its own maximum's term e^(m_i − top), so the step is taken only where that is not tiny — top − m_0 ≤
 //                lse_scan_reach (m_0: the smallest running maximum of the step, its first element's) — and top is
 //                finite; any other step is taken one element at a time by the scalar step, as are the last elements
-//                (n mod G·W);
+//                (n mod G·W). A step with no element above a finite running maximum (most steps past a line's first
+//                few, on data without a trend) takes top = that maximum without looking for the step's largest
+//                element: the same operations with e^(m − top) = 1, the same bits;
 //   across rows  another dimension is innermost with stride 1: each column's state in lanes (a carry row of m and
 //                s), one exponential e^−|x − m| and one logarithm per element, the row's last columns by the scalar
 //                step;
@@ -36,6 +38,7 @@
 
 #include "../../../iter/nd_loop.hpp"
 #include "../../../iter/plan.hpp"
+#include "../../../iter/unroll.hpp"
 #include "../../../simd/horizontal.hpp"
 #include "../../../simd/math.hpp"
 #include "../../../simd/minmax.hpp"
@@ -115,7 +118,6 @@ void lse_scan_contiguous_line(const T* input, T* output, std::size_t n) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
     constexpr std::size_t W = P::size, G = lse_scan_group;
-    constexpr std::size_t first_lane = Backward ? W - 1 : 0;
     constexpr std::ptrdiff_t step = Backward ? -1 : 1;
     // Address of the W elements at traversal positions [i, i + W).
     const auto block = [](auto* base, std::size_t i) {
@@ -130,47 +132,67 @@ void lse_scan_contiguous_line(const T* input, T* output, std::size_t n) {
     lse_running<C> running;
     std::size_t i = 0;
     if constexpr (W > 1) {
+        // The steps are unrolled (iter::unrolled): with the vectors of a step in an array indexed by constants the
+        // compiler keeps them in registers (a loop over the array kept them on the stack, each vector stored in halves
+        // and reloaded whole: a store-forwarding stall per vector). carried: running.sum in every lane.
+        P carried(running.sum);
         for (; i + G * W <= n; i += G * W) {
-            std::array<P, G> x;
-            for (std::size_t g = 0; g < G; ++g) x[g] = simd::load(block(input, i + g * W));  // read before the writes: in place is safe
-            P largest = x[0];
-            for (std::size_t g = 1; g < G; ++g) largest = simd::max_propagate_nan(largest, x[g]);
-            const C top = simd::max_propagate_nan(running.maximum, simd::reduce_max(largest));
-            const C lowest_maximum = simd::max_propagate_nan(running.maximum, simd::to_array(x[0])[first_lane]);
-            if (std::abs(top) < std::numeric_limits<C>::infinity() && top - lowest_maximum <= static_cast<C>(lse_scan_reach)) {
-                const P top_lanes(top);
-                std::array<P, G> sums;
-                for (std::size_t g = 0; g < G; ++g) sums[g] = simd::scan_lanes<Backward>(simd::exp_shifted(x[g], top_lanes), add, C(0));
-                // The carried sum rescaled to top (0·tiny for a maximum of −inf) and added in one fused step (the same
-                // rounding in every copy of this kernel), then each vector's sums on from the last lane of the one before.
-                sums[0] = simd::fms(P(running.sum), simd::exp_shifted(P(running.maximum), top_lanes), -sums[0]);
-                for (std::size_t g = 1; g < G; ++g) sums[g] = last(sums[g - 1]) + sums[g];
-                C entering = running.value();  // the exclusive output entering each vector: the inclusive one before it
-                for (std::size_t g = 0; g < G; ++g) {
-                    P y = top_lanes + simd::log(sums[g]);
-                    if constexpr (Exclusive) {
-                        const C inclusive_last = simd::to_array(y)[Backward ? 0 : W - 1];
-                        if constexpr (Backward) y = simd::shift_lanes_down<1>(y, entering);
-                        else y = simd::shift_lanes_up<1>(y, entering);
-                        entering = inclusive_last;
-                    }
-                    simd::store(block(output, i + g * W), y);
-                }
-                running.maximum = top;
-                running.sum = simd::to_array(sums[G - 1])[Backward ? 0 : W - 1];
+            std::array<P, G> x, sums;
+            iter::unrolled<G>([&](auto g) { x[g] = simd::load(block(input, i + g * W)); });  // read before the writes: in place is safe
+            const P maximum_lanes(running.maximum);
+            const bool finite = std::abs(running.maximum) < std::numeric_limits<C>::infinity();
+            auto at_most = x[0] <= maximum_lanes;
+            iter::unrolled<G - 1>([&](auto g) { at_most = at_most & (x[g + 1] <= maximum_lanes); });
+            C top;
+            if (finite && !simd::any_and_not(maximum_lanes == maximum_lanes, at_most)) {
+                // No element above the running maximum: top is the running maximum, e^(m − top) = 1, and the carried
+                // sum is added as it is — what the step below computes then, bit for bit.
+                top = running.maximum;
+                iter::unrolled<G>([&](auto g) { sums[g] = simd::scan_lanes<Backward>(simd::exp_shifted(x[g], maximum_lanes), add, C(0)); });
+                sums[0] = carried + sums[0];
             } else {
-                for (std::size_t g = 0; g < G; ++g) {
-                    const std::array<C, W> lanes = simd::to_array(x[g]);
-                    for (std::size_t k = 0; k < W; ++k) {
-                        const std::ptrdiff_t at = step * static_cast<std::ptrdiff_t>(i + g * W + k);
-                        const C value = lanes[Backward ? W - 1 - k : k];
+                P largest = x[0];
+                iter::unrolled<G - 1>([&](auto g) { largest = simd::max_propagate_nan(largest, x[g + 1]); });
+                top = simd::max_propagate_nan(running.maximum, simd::reduce_max(largest));
+                const auto first = static_cast<C>(input[step * static_cast<std::ptrdiff_t>(i)]);  // the step's first element
+                const C lowest_maximum = simd::max_propagate_nan(running.maximum, first);
+                if (!(std::abs(top) < std::numeric_limits<C>::infinity() && top - lowest_maximum <= static_cast<C>(lse_scan_reach))) {
+                    running.sum = simd::to_array(carried)[0];
+                    for (std::size_t k = 0; k < G * W; ++k) {  // each element read before its output is written: in place is safe
+                        const std::ptrdiff_t at = step * static_cast<std::ptrdiff_t>(i + k);
+                        const auto value = static_cast<C>(input[at]);
                         if constexpr (Exclusive) output[at] = static_cast<T>(running.value());
                         running.add(value);
                         if constexpr (!Exclusive) output[at] = static_cast<T>(running.value());
                     }
+                    carried = P(running.sum);
+                    continue;
                 }
+                const P top_lanes(top);
+                iter::unrolled<G>([&](auto g) { sums[g] = simd::scan_lanes<Backward>(simd::exp_shifted(x[g], top_lanes), add, C(0)); });
+                // The carried sum rescaled to top (0·tiny for a maximum of −inf) and added in one fused step (the same
+                // rounding in every copy of this kernel).
+                sums[0] = simd::fms(carried, simd::exp_shifted(maximum_lanes, top_lanes), -sums[0]);
             }
+            // Each vector's sums on from the last lane of the one before, then y = top + ln(sum).
+            iter::unrolled<G - 1>([&](auto g) { sums[g + 1] = last(sums[g]) + sums[g + 1]; });
+            const P top_lanes(top);
+            C entering{};  // the exclusive output entering each vector: the inclusive one before it
+            if constexpr (Exclusive) entering = running.maximum + std::log(simd::to_array(carried)[0]);  // running.value()
+            iter::unrolled<G>([&](auto g) {
+                P y = top_lanes + simd::log(sums[g]);
+                if constexpr (Exclusive) {
+                    const C inclusive_last = simd::to_array(y)[Backward ? 0 : W - 1];
+                    if constexpr (Backward) y = simd::shift_lanes_down<1>(y, entering);
+                    else y = simd::shift_lanes_up<1>(y, entering);
+                    entering = inclusive_last;
+                }
+                simd::store(block(output, i + g * W), y);
+            });
+            running.maximum = top;
+            carried = last(sums[G - 1]);
         }
+        running.sum = simd::to_array(carried)[0];
     }
     const std::ptrdiff_t at = step * static_cast<std::ptrdiff_t>(i);
     lse_scan_column<Exclusive>(input + at, output + at, n - i, step, step, running);
