@@ -384,6 +384,30 @@ TEMPLATE_TEST_CASE("cumulative_max/min: records planted at every lane over plate
     }
 }
 
+TEST_CASE("cumulative_log_sum_exp: simd::log_of_normal within 2 ulp of ln over the normal floats") {
+    using P = tensorops::simd::pack<float>;
+    constexpr std::size_t W = P::size;
+    double worst = 0;
+    float worst_at = 0;
+    for (std::uint64_t bits = 0x00800000u; bits < 0x7F800000u; bits += 4099 * W) {  // every exponent, spread mantissas
+        std::array<float, W> x{}, y{};
+        for (std::size_t k = 0; k < W; ++k) {
+            const auto b = static_cast<std::uint32_t>(bits + 577 * k);
+            std::memcpy(&x[k], &b, sizeof b);
+        }
+        tensorops::simd::store(y.data(), tensorops::simd::log_of_normal(tensorops::simd::load(x.data())));
+        for (std::size_t k = 0; k < W; ++k) {
+            const long double exact = std::log(static_cast<long double>(x[k]));
+            const auto rounded = static_cast<float>(exact);
+            const double ulp = static_cast<double>(std::nextafter(std::fabs(rounded), inf) - std::fabs(rounded));
+            const double error = static_cast<double>(std::fabs(static_cast<long double>(y[k]) - exact)) / ulp;
+            if (error > worst) worst = error, worst_at = x[k];
+        }
+    }
+    INFO("worst at " << worst_at);
+    CHECK(worst <= 2.0);
+}
+
 TEST_CASE("cumulative_log_sum_exp: worked cases, infinities, NaN, no overflow") {
     const auto run = [](std::vector<float> x, scan_options options = {}) {
         std::vector<float> y(x.size(), -7.0f);
