@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -327,6 +329,69 @@ TEMPLATE_LIST_TEST_CASE("cumulative_max/min: lines around the vector width, line
             CHECK(indices.untouched_outside_view());
         }
     }
+}
+
+TEMPLATE_TEST_CASE("cumulative_max/min: records planted at every lane over plateaus (vectors no lane of which beats the running value)", "",
+                   double, float, float16, std::int8_t, std::int64_t) {
+    using T = TestType;
+    using A = accumulator_t<T, accumulation::ordering>;
+    const std::size_t W = tensorops::simd::lanes<T>, L = 6 * W + 5;
+    // Lines (axis 1) and rows (axis 0): records moving through every lane from line to line, ties and lower values between.
+    for (const std::size_t axis : {std::size_t{1}, std::size_t{0}}) {
+        const std::vector<std::size_t> sizes = axis == 1 ? std::vector<std::size_t>{W + 2, L} : std::vector<std::size_t>{L, 2 * W + 3};
+        const std::size_t lines = sizes[1 - axis];
+        for (int variant = 0; variant < 8; ++variant) {
+            const bool maximum = variant % 2 == 0;
+            const scan_options options{axis, variant % 4 >= 2 ? axis_direction::decreasing : axis_direction::increasing, variant >= 4};
+            std::vector<T> x(L * lines);
+            for (std::size_t line = 0; line < lines; ++line) {
+                int level = 1;
+                for (std::size_t t = 0; t < L; ++t) {
+                    const std::size_t at = axis == 1 ? line * L + t : t * lines + line;
+                    const std::size_t planted = options.direction == axis_direction::decreasing ? L - 1 - t : t;  // traversal position
+                    if ((planted + line) % (W + 1) == 0 && level < 100) ++level;  // a record
+                    const int value = (planted + line) % 3 == 1 ? level - 1 : level;  // below the running value, or a tie
+                    x[at] = static_cast<T>(maximum ? value : -value);
+                }
+            }
+            const std::vector<std::ptrdiff_t> packed{static_cast<std::ptrdiff_t>(sizes[1]), 1};
+            guarded_buffer<T> input(sizes, packed), values(sizes, packed);
+            input.assign(x);
+            guarded_buffer<std::int32_t> narrow(sizes, packed);
+            guarded_buffer<std::int64_t> wide(sizes, packed);
+            INFO("axis " << axis << ", variant " << variant);
+            const auto expected = ref::cumulative_extreme_index(ref::dense<T>(sizes, x), axis, options.direction == axis_direction::decreasing,
+                                                                options.exclusive, maximum);
+            const auto identity = static_cast<T>(maximum ? element_identity<A>::max_identity() : element_identity<A>::min_identity());
+            const auto matches = [&](auto& indices) {  // both index types: their vectors hold other numbers of lanes
+                if (maximum) cumulative_max(input.const_view(), values.view(), indices.view(), options);
+                else cumulative_min(input.const_view(), values.view(), indices.view(), options);
+                const auto got = indices.values();
+                return first_extreme_mismatch(x, values.values(), &got, expected, sizes, axis, identity) == x.size();
+            };
+            CHECK(matches(narrow));
+            CHECK(matches(wide));
+        }
+    }
+}
+
+TEST_CASE("cumulative_log_sum_exp: simd::log_of_normal within 2 ulp of ln over the normal floats") {
+    constexpr std::size_t W = tensorops::simd::lanes<float>;
+    double worst = 0, worst_at = 0;
+    for (std::uint64_t bits = 0x00800000u; bits < 0x7F800000u; bits += 4099 * W) {  // every exponent, spread mantissas
+        std::array<float, W> x{}, y{};
+        for (std::size_t k = 0; k < W; ++k) x[k] = std::bit_cast<float>(static_cast<std::uint32_t>(bits + 577 * k));
+        tensorops::simd::store(y.data(), tensorops::simd::log_of_normal(tensorops::simd::load(x.data())));
+        for (std::size_t k = 0; k < W; ++k) {
+            const long double exact = std::log(static_cast<long double>(x[k]));
+            const auto rounded = static_cast<float>(exact);
+            const double ulp = static_cast<double>(std::nextafter(std::fabs(rounded), inf) - std::fabs(rounded));
+            const double error = static_cast<double>(std::fabs(static_cast<long double>(y[k]) - exact)) / ulp;
+            if (error > worst) worst = error, worst_at = x[k];
+        }
+    }
+    INFO("worst at " << worst_at);
+    CHECK(worst <= 2.0);
 }
 
 TEST_CASE("cumulative_log_sum_exp: worked cases, infinities, NaN, no overflow") {

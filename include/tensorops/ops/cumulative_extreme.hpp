@@ -28,6 +28,7 @@
 #include "../core/tensor_view.hpp"
 #include "../exec/executor.hpp"
 #include "../exec/split.hpp"
+#include "../iter/nd_loop.hpp"
 #include "../iter/plan.hpp"
 #include "arguments.hpp"
 #include "cumulative.hpp"
@@ -51,11 +52,11 @@ concept minimum_scannable = totally_ordered_element<T> && requires {
 
 namespace detail {
 
-/// The nest of `first` (operand 0) and `second` along options.axis, walked in traversal order; `axis` receives the axis'
+/// The nest of `views` (operand 0 first) along options.axis, walked in traversal order; `axis` receives the axis'
 /// position in it. A decreasing scan of contiguous lines walks the lines downwards too (as cumulative()).
-template <class A, class B>
-iter::loop_nest<2> plan_scan(const tensor_view<A>& first, const tensor_view<B>& second, const scan_options& options, std::size_t& axis) {
-    auto request = iter::make_request(first, second);
+template <class... Views>
+iter::loop_nest<sizeof...(Views)> plan_scan(const scan_options& options, std::size_t& axis, const Views&... views) {
+    auto request = iter::make_request(views...);
     request.keep.set(options.axis);
     request.ordered.set(options.axis);
     if (options.direction == axis_direction::decreasing) request.reverse.set(options.axis);
@@ -69,8 +70,21 @@ iter::loop_nest<2> plan_scan(const tensor_view<A>& first, const tensor_view<B>& 
     return nest;
 }
 
+/// Operands `first` and `second` of a nest of three, as a nest of two (operand 0 `first`).
+inline iter::loop_nest<2> operands_of(const iter::loop_nest<3>& nest, std::size_t first, std::size_t second) {
+    iter::loop_nest<2> pair;
+    pair.rank = nest.rank;
+    pair.sizes = nest.sizes;
+    pair.group = nest.group;
+    pair.origin = nest.origin;
+    pair.strides = {nest.strides[first], nest.strides[second]};
+    pair.offsets = {nest.offsets[first], nest.offsets[second]};
+    return pair;
+}
+
 /// The dimensions of `nest` other than `axis`: what pieces of a scan may cut.
-inline iter::axis_set lines_of(const iter::loop_nest<2>& nest, std::size_t axis) {
+template <std::size_t Operands>
+iter::axis_set lines_of(const iter::loop_nest<Operands>& nest, std::size_t axis) {
     iter::axis_set lines;
     for (std::size_t d = 0; d < nest.rank; ++d)
         if (d != axis) lines.set(d);
@@ -95,16 +109,42 @@ void cumulative_extreme_with_indices(const executor_ref& exec, std::string_view 
         throw error(operation, "indices",
                     "has an index type whose largest value " + std::to_string(std::numeric_limits<I>::max()) +
                         " cannot hold the last index " + std::to_string(n - 1) + " of the axis");
-    cumulative(exec, operation, input, values, options, extreme_scan<T, Maximum>{});
-    // The indices from the running values just written (extreme.hpp): lines or strips of rows on the executor's threads.
-    std::size_t axis = 0;
-    const auto nest = plan_scan(indices, tensor_view<const T>(values), options, axis);
     const bool decreasing = options.direction == axis_direction::decreasing;
-    const std::size_t bytes = nest.element_count() * (sizeof(T) + sizeof(I));
-    for_each_piece(exec, nest, lines_of(nest, axis), bytes, [&](const iter::loop_nest<2>& piece) {
+    const auto indices_of = [&](const iter::loop_nest<2>& piece, std::size_t axis) {  // operand 0 indices, 1 values
         if (options.exclusive) write_extreme_indices<Maximum, true>(indices.data(), values.data(), piece, axis, decreasing);
         else write_extreme_indices<Maximum, false>(indices.data(), values.data(), piece, axis, decreasing);
-    });
+    };
+    // Lines along the innermost dimension, each one block (policy.hpp): the values of a line, then its indices while
+    // the values are still in cache — the lines in pieces on the executor's threads, as cumulative() would cut them.
+    using Scan = extreme_scan<T, Maximum>;
+    std::size_t axis = 0;
+    const auto nest = plan_scan(options, axis, values, input, indices);  // operands: values, input, indices
+    if (axis == nest.rank - 1 && scan_blocks<T, Scan>(operands_of(nest, 0, 1), axis) == 1) {
+        iter::axis_set along;
+        along.set(axis);
+        const std::size_t bytes = nest.element_count() * (2 * sizeof(T) + sizeof(I));
+        for_each_piece(exec, nest, lines_of(nest, axis), bytes, [&](const iter::loop_nest<3>& piece) {
+            iter::loop_nest<3> line = piece;  // the piece's axis alone, moved to each line's offsets
+            line.rank = 1;
+            line.sizes[0] = piece.sizes[axis];
+            line.origin[0] = piece.origin[axis];
+            for (std::size_t o = 0; o < 3; ++o) line.strides[o][0] = piece.strides[o][axis];
+            iter::for_each_element(iter::remove_dimensions(piece, along), [&](const std::array<std::ptrdiff_t, 3>& offsets) {
+                line.offsets = offsets;
+                const auto scanned = operands_of(line, 0, 1);
+                if (options.exclusive) run_scan<true>(input.data(), values.data(), scanned, 0, Scan{}, line.sizes[0]);
+                else run_scan<false>(input.data(), values.data(), scanned, 0, Scan{}, line.sizes[0]);
+                indices_of(operands_of(line, 2, 0), 0);
+            });
+        });
+        return;
+    }
+    // Otherwise every value first (long lines in blocks on several threads, rows), then the indices from them: lines
+    // or strips of rows on the executor's threads.
+    cumulative(exec, operation, input, values, options, Scan{});
+    const auto index_nest = plan_scan(options, axis, indices, tensor_view<const T>(values));
+    const std::size_t bytes = index_nest.element_count() * (sizeof(T) + sizeof(I));
+    for_each_piece(exec, index_nest, lines_of(index_nest, axis), bytes, [&](const iter::loop_nest<2>& piece) { indices_of(piece, axis); });
 }
 
 template <class T>
@@ -118,7 +158,7 @@ void cumulative_log_sum_exp(const executor_ref& exec, const tensor_view<const T>
     require_exact_alias_or_disjoint(operation, "output", output, "input", input);
     if (output.empty()) return;
     std::size_t axis = 0;
-    const auto nest = plan_scan(output, input, options, axis);
+    const auto nest = plan_scan(options, axis, output, input);
     const T* x = input.data();
     T* y = output.data();
     for_each_piece(exec, nest, lines_of(nest, axis), 2 * nest.element_count() * sizeof(T), [&](const iter::loop_nest<2>& piece) {

@@ -18,7 +18,9 @@ namespace tensorops::detail {
 // everything before them: sa, sb (simd::scan_lanes), with ta the last lane of sa broadcast. The outputs are
 // carry∘sa and carry∘(ta∘sb), and the next carry is carry∘last(ta∘sb). Only that last combination depends on
 // the previous iteration, so the loop-carried chain is one vector operation per 2W elements, not one per
-// element; everything else overlaps across iterations. An exclusive scan shifts each local scan up by one
+// element; everything else overlaps across iterations. An operation that says carry ∘ x = carry for every lane x of a
+// and b (Scan::absorbs, where it has one: a running extreme not beaten) writes the carry and skips the scans — the
+// same outputs, as carry ∘ (anything made of those lanes and the identity) is the carry. An exclusive scan shifts each local scan up by one
 // lane (identity entering), which is the same data one position later. A backward line (stride −1, a
 // DECREASING scan over contiguous memory) is the mirror image: blocks are taken from the top down, scanned
 // from the highest lane, and "last" is the lowest lane. Each step hints the input's and the output's page
@@ -63,6 +65,10 @@ typename Scan::accumulator scan_contiguous_block(const T* input, T* output, std:
     };
 
     P carry(static_cast<C>(entering));  // every lane holds the running value (broadcast by `last` at each step)
+    // Absorbing operations: after a pair that was not absorbed the test is left out for the next `skip` pairs, skip
+    // doubling (to 15) while tested pairs are not absorbed and 0 again once one is — on data with a trend (every pair
+    // beats the carry) the test is paid on one pair in sixteen. The outputs are the same either way.
+    [[maybe_unused]] std::size_t skip = 0, untested = 0;
     std::size_t i = 0;
     if constexpr (W > 1) {
         for (; i + 2 * W <= n; i += 2 * W) {
@@ -71,8 +77,22 @@ typename Scan::accumulator scan_contiguous_block(const T* input, T* output, std:
                 simd::prefetch_stream_ahead<false, Backward>(block(input, low), 2 * W * sizeof(T));
                 if constexpr (Output != block_output::none) simd::prefetch_stream_ahead<true, Backward>(block(output, low), 2 * W * sizeof(T));
             }
-            const P scan_a = scan_register<Backward>(scan, simd::load(block(input, i)), identity);
-            const P scan_b = scan_register<Backward>(scan, simd::load(block(input, i + W)), identity);
+            const P a = simd::load(block(input, i)), b = simd::load(block(input, i + W));
+            if constexpr (requires { scan.absorbs(carry, a, b); }) {
+                if (untested != 0) {
+                    --untested;
+                } else if (scan.absorbs(carry, a, b)) [[likely]] {  // carry ∘ (any lane of a, b) = carry: every output is the carry, as is the next
+                    emit(i, carry);
+                    emit(i + W, carry);
+                    skip = 0;
+                    continue;
+                } else {
+                    untested = skip;
+                    skip = std::min<std::size_t>(2 * skip + 1, 15);
+                }
+            }
+            const P scan_a = scan_register<Backward>(scan, a, identity);
+            const P scan_b = scan_register<Backward>(scan, b, identity);
             const P total_a = last(scan_a);
             const P through_b = op(total_a, scan_b);  // a∘b up to each lane of b
             if constexpr (Exclusive) {

@@ -82,7 +82,92 @@ struct extreme_scan {
     [[nodiscard, gnu::always_inline]] P in_register(const P& value, typename P::value_type identity) const {
         return simd::scan_lanes_idempotent<Backward>(value, [this](const P& a, const P& b) { return lanes(a, b); }, identity);
     }
+    /// Whether `running` (the same value in every lane) ∘ x = running for every lane x of a and of b: no lane beats
+    /// it (or it is NaN). Then a scan of a and b from it writes `running` everywhere and leaves it the running value —
+    /// on data whose running extreme is rarely beaten (most vectors past a line's first few) the kernels skip the
+    /// in-register scans (contiguous.hpp).
+    template <class P>
+    [[nodiscard, gnu::always_inline]] bool absorbs(const P& running, const P& a, const P& b) const {
+        if constexpr (std::is_floating_point_v<typename P::value_type>) {
+            // A lane beats where running is not NaN and the lane is not ≤ (≥) it: none such.
+            if constexpr (Maximum) return !simd::any_and_not(running == running, (a <= running) & (b <= running));
+            else return !simd::any_and_not(running == running, (a >= running) & (b >= running));
+        } else if constexpr (Maximum) {
+            return !simd::any((running < a) | (running < b));
+        } else {
+            return !simd::any((a < running) | (b < running));
+        }
+    }
 };
+
+/// Whether some lane of `candidate` beats the same lane of `running` (any of beats_lanes): one and-not test for
+/// floating lanes.
+template <bool Maximum, class P>
+[[nodiscard, gnu::always_inline]] inline bool any_beats(const P& candidate, const P& running) noexcept {
+    if constexpr (std::is_floating_point_v<typename P::value_type>) {
+        if constexpr (Maximum) return simd::any_and_not(running == running, candidate <= running);
+        else return simd::any_and_not(running == running, candidate >= running);
+    } else {
+        return simd::any(beats_lanes<Maximum>(candidate, running));
+    }
+}
+
+/// `value` into the W indices from `out`: in vectors of indices where they divide W.
+template <std::size_t W, class I>
+[[gnu::always_inline]] inline void fill_indices(I* out, I value) noexcept {
+    if constexpr (W % simd::lanes<I> == 0) {
+        const simd::pack<I> lanes(value);
+        for (std::size_t k = 0; k < W; k += simd::lanes<I>) simd::store(out + k, lanes);
+    } else {
+        for (std::size_t k = 0; k < W; ++k) out[k] = value;
+    }
+}
+
+/// The W indices from `from` into the W from `out` (disjoint): in vectors of indices where they divide W.
+template <std::size_t W, class I>
+[[gnu::always_inline]] inline void copy_indices(I* out, const I* from) noexcept {
+    if constexpr (W % simd::lanes<I> == 0) {
+        for (std::size_t k = 0; k < W; k += simd::lanes<I>) simd::store(out + k, simd::load(from + k));
+    } else {
+        for (std::size_t k = 0; k < W; ++k) out[k] = from[k];
+    }
+}
+
+/// The indices of one contiguous line of n running values at `values` (and of indices at `indices`), walked forward
+/// or, when Backward, down from there (traversal position t at −t): position 0 gets `first`, and each later one the
+/// index before it or, where its running value beats the one before it, changed_at(t). In vectors of W positions:
+/// where no value in one beats the value one position earlier (a running extreme is rarely beaten after a line's
+/// first few elements), the index before is stored W times; else the W positions one at a time.
+template <bool Maximum, bool Backward, class T, class I, class ChangedAt>
+void write_contiguous_line_indices(I* indices, const T* values, std::size_t n, I first, const ChangedAt& changed_at) {
+    using accumulator = accumulator_t<T, accumulation::ordering>;
+    using P = simd::pack<T>;
+    constexpr std::size_t W = P::size;
+    constexpr std::ptrdiff_t step = Backward ? -1 : 1;
+    // Address of the W elements at traversal positions [t, t + W).
+    const auto block = [](auto* base, std::size_t t) {
+        if constexpr (Backward) return base - static_cast<std::ptrdiff_t>(t + W - 1);
+        else return base + t;
+    };
+    const auto at = [](std::size_t t) { return step * static_cast<std::ptrdiff_t>(t); };
+    I current = first;
+    indices[0] = current;
+    const auto one_position = [&](std::size_t t) {
+        if (beats<Maximum>(static_cast<accumulator>(values[at(t)]), static_cast<accumulator>(values[at(t - 1)]))) current = changed_at(t);
+        indices[at(t)] = current;
+    };
+    std::size_t t = 1;
+    if constexpr (W > 1) {
+        for (; t + W <= n; t += W) {
+            if (any_beats<Maximum>(simd::load(block(values, t)), simd::load(block(values, t - 1)))) {
+                for (std::size_t k = 0; k < W; ++k) one_position(t + k);
+            } else {
+                fill_indices<W>(block(indices, t), current);
+            }
+        }
+    }
+    for (; t < n; ++t) one_position(t);
+}
 
 /// The indices of the running extremes of `nest` (operand 0 the indices, operand 1 the running values just computed),
 /// every line along `axis` walked forward (the nest is reversed already for a decreasing scan). Traversal position t
@@ -92,17 +177,25 @@ struct extreme_scan {
 template <bool Maximum, bool Exclusive, class T, class I>
 void write_extreme_indices(I* indices, const T* values, const iter::loop_nest<2>& nest, std::size_t axis, bool decreasing) {
     using accumulator = accumulator_t<T, accumulation::ordering>;
+    constexpr bool vectors = builtin_element<T> && simd::vectorized;
     const std::size_t n = nest.sizes[axis], last = nest.rank - 1;
     const std::ptrdiff_t index_step = nest.strides[0][axis], value_step = nest.strides[1][axis];
     const auto coordinate = [&](std::size_t t) { return static_cast<I>(decreasing ? n - 1 - t : t); };
     const auto changed_at = [&](std::size_t t) { return coordinate(Exclusive ? t - 1 : t); };
     if (axis == last || nest.rank == 1) {
-        // Lines: the running value in a register, the index of the last change beside it.
+        // Lines: the running value in a register, the index of the last change beside it (contiguous lines in vectors).
         iter::axis_set along;
         along.set(axis);
         iter::for_each_element(iter::remove_dimensions(nest, along), [&](const std::array<std::ptrdiff_t, 2>& line) {
             I* out = indices + line[0];
             const T* in = values + line[1];
+            if constexpr (vectors) {
+                if (index_step == value_step && (value_step == 1 || value_step == -1)) {
+                    if (value_step == 1) write_contiguous_line_indices<Maximum, false>(out, in, n, coordinate(0), changed_at);
+                    else write_contiguous_line_indices<Maximum, true>(out, in, n, coordinate(0), changed_at);
+                    return;
+                }
+            }
             auto previous = static_cast<accumulator>(*in);
             I current = coordinate(0);
             *out = current;
@@ -118,9 +211,11 @@ void write_extreme_indices(I* indices, const T* values, const iter::loop_nest<2>
         return;
     }
     // Rows (the axis is an outer dimension): each row of indices from the row of values before it and its indices,
-    // walking the innermost dimension — memory in order, the rows before still in cache.
+    // walking the innermost dimension — memory in order, the rows before still in cache. Where both rows are
+    // contiguous, W columns at a time: where no value beats the one above it, the W indices above are copied.
     const std::size_t m = nest.sizes[last];
     const std::ptrdiff_t index_column = nest.strides[0][last], value_column = nest.strides[1][last];
+    const bool contiguous_rows = vectors && index_column == 1 && value_column == 1;
     iter::axis_set handled;
     handled.set(axis);
     handled.set(last);
@@ -135,12 +230,26 @@ void write_extreme_indices(I* indices, const T* values, const iter::loop_nest<2>
             in += value_step;
             out += index_step;
             const I here = changed_at(t);
-            for (std::size_t j = 0; j < m; ++j) {
+            const auto one_column = [&](std::size_t j) {
                 const auto jj = static_cast<std::ptrdiff_t>(j);
                 const auto value = static_cast<accumulator>(in[jj * value_column]);
                 const auto previous = static_cast<accumulator>(above[jj * value_column]);
                 out[jj * index_column] = beats<Maximum>(value, previous) ? here : above_index[jj * index_column];
+            };
+            std::size_t j = 0;
+            if constexpr (vectors) {
+                constexpr std::size_t W = simd::lanes<T>;
+                if (contiguous_rows) {
+                    for (; j + W <= m; j += W) {
+                        if (any_beats<Maximum>(simd::load(in + j), simd::load(above + j))) {
+                            for (std::size_t k = 0; k < W; ++k) one_column(j + k);
+                        } else {
+                            copy_indices<W>(out + j, above_index + j);
+                        }
+                    }
+                }
             }
+            for (; j < m; ++j) one_column(j);
         }
     });
 }

@@ -15,14 +15,18 @@
 //   contiguous   the axis is innermost with stride ±1: lse_scan_group vectors of W elements at a time, against one
 //                reference, the largest of the running maximum and their elements (top): the terms e^(x − top) in
 //                vector exponentials, their running sums by in-register scans, the carried sum rescaled to top and
-//                added on from vector to vector, and y = top + ln(sum) in vector logarithms. Lane i's sum then holds
-//                its own maximum's term e^(m_i − top), so the step is taken only where that is not tiny — top − m_0 ≤
-//                lse_scan_reach (m_0: the smallest running maximum of the step, its first element's) — and top is
-//                finite; any other step is taken one element at a time by the scalar step, as are the last elements
-//                (n mod G·W);
+//                added on from vector to vector, and y = top + ln(sum) in vector logarithms (simd::log_of_normal,
+//                inlined). Lane i's sum then holds its own maximum's term e^(m_i − top), so the step is taken only
+//                where that is not tiny — top − m_0 ≤ lse_scan_reach (m_0: the smallest running maximum of the step, its
+//                first element's) — and top is finite; any other step is taken one element at a time by the scalar
+//                step, as are the last elements (n mod G·W). A step with no element above a finite running maximum
+//                (most steps past a line's first few, on data without a trend) keeps top = that maximum and the
+//                carried sum s as it is: y = top + ln(s + L) for the step's own running sums L, and where L ≤ s/4
+//                that is top + ln s + ln(1 + L/s) — one logarithm for the step, a short polynomial per vector
+//                (simd::add_log1p_small). An exclusive scan stores each inclusive value one position on;
 //   across rows  another dimension is innermost with stride 1: each column's state in lanes (a carry row of m and
-//                s), one exponential e^−|x − m| and one logarithm per element, the row's last columns by the scalar
-//                step;
+//                s), one exponential e^−|x − m| and one logarithm per element (simd::log_of_normal where m is finite),
+//                the row's last columns by the scalar step;
 //   strided      anything else, and every build without vectors: the scalar step, one line at a time.
 // Each column of an across-rows scan is always in the same kernel's lanes or always scalar (pieces cut the innermost
 // dimension in whole vectors: exec/split.hpp), so its bits do not depend on the cut either.
@@ -33,13 +37,17 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <type_traits>
 
 #include "../../../iter/nd_loop.hpp"
 #include "../../../iter/plan.hpp"
+#include "../../../iter/unroll.hpp"
 #include "../../../simd/horizontal.hpp"
+#include "../../../simd/log_normal.hpp"
 #include "../../../simd/math.hpp"
 #include "../../../simd/minmax.hpp"
 #include "../../../simd/pack.hpp"
+#include "../../../simd/prefetch.hpp"
 #include "../../../simd/scan.hpp"
 #include "../../../simd/select.hpp"
 #include "../../../simd/shuffle.hpp"
@@ -52,8 +60,10 @@ namespace tensorops::detail {
 /// max(|top|, 64). Changes floating results.
 inline constexpr double lse_scan_reach = 64.0;
 
-/// Columns per block of the across-rows kernel: the carry (two rows of the compute type) stays in L1.
-inline constexpr std::size_t lse_scan_columns = 512;
+/// Columns per block of the across-rows kernel: the carry (two rows of the compute type, 8 or 16 KiB) stays in L1, and
+/// rows of up to this many are walked whole, row after row — one stream through memory (blocks of half a 4 KiB row
+/// walked over all the rows, then the other halves, left the hardware prefetchers behind). No effect on the results.
+inline constexpr std::size_t lse_scan_columns = 1024;
 
 /// The running state of a cumulative log-sum-exp (see the file comment).
 template <class C>
@@ -115,7 +125,6 @@ void lse_scan_contiguous_line(const T* input, T* output, std::size_t n) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
     constexpr std::size_t W = P::size, G = lse_scan_group;
-    constexpr std::size_t first_lane = Backward ? W - 1 : 0;
     constexpr std::ptrdiff_t step = Backward ? -1 : 1;
     // Address of the W elements at traversal positions [i, i + W).
     const auto block = [](auto* base, std::size_t i) {
@@ -130,50 +139,94 @@ void lse_scan_contiguous_line(const T* input, T* output, std::size_t n) {
     lse_running<C> running;
     std::size_t i = 0;
     if constexpr (W > 1) {
+        // The steps are unrolled (iter::unrolled): with the vectors of a step in an array indexed by constants the
+        // compiler keeps them in registers (a loop over the array kept them on the stack, each vector stored in halves
+        // and reloaded whole: a store-forwarding stall per vector). carried: running.sum in every lane.
+        P carried(running.sum);
+        // Stores a step's values y (inclusive; Exclusive: each one position on, `entering` — the inclusive value one
+        // position before the step, as the kernel computed it: −inf at the start — entering at the first).
+        C entering = -std::numeric_limits<C>::infinity();
+        const auto store_step = [&](const std::array<P, G>& y) {
+            iter::unrolled<G>([&](auto g) {
+                P value = y[g];
+                if constexpr (Exclusive) {
+                    const C inclusive_last = simd::to_array(value)[Backward ? 0 : W - 1];
+                    if constexpr (Backward) value = simd::shift_lanes_down<1>(value, entering);
+                    else value = simd::shift_lanes_up<1>(value, entering);
+                    entering = inclusive_last;
+                }
+                simd::store(block(output, i + g * W), value);
+            });
+        };
         for (; i + G * W <= n; i += G * W) {
-            std::array<P, G> x;
-            for (std::size_t g = 0; g < G; ++g) x[g] = simd::load(block(input, i + g * W));  // read before the writes: in place is safe
-            P largest = x[0];
-            for (std::size_t g = 1; g < G; ++g) largest = simd::max_propagate_nan(largest, x[g]);
-            const C top = simd::max_propagate_nan(running.maximum, simd::reduce_max(largest));
-            const C lowest_maximum = simd::max_propagate_nan(running.maximum, simd::to_array(x[0])[first_lane]);
-            if (std::abs(top) < std::numeric_limits<C>::infinity() && top - lowest_maximum <= static_cast<C>(lse_scan_reach)) {
-                const P top_lanes(top);
-                std::array<P, G> sums;
-                for (std::size_t g = 0; g < G; ++g) sums[g] = simd::scan_lanes<Backward>(simd::exp_shifted(x[g], top_lanes), add, C(0));
-                // The carried sum rescaled to top (0·tiny for a maximum of −inf) and added in one fused step (the same
-                // rounding in every copy of this kernel), then each vector's sums on from the last lane of the one before.
-                sums[0] = simd::fms(P(running.sum), simd::exp_shifted(P(running.maximum), top_lanes), -sums[0]);
-                for (std::size_t g = 1; g < G; ++g) sums[g] = last(sums[g - 1]) + sums[g];
-                C entering = running.value();  // the exclusive output entering each vector: the inclusive one before it
-                for (std::size_t g = 0; g < G; ++g) {
-                    P y = top_lanes + simd::log(sums[g]);
-                    if constexpr (Exclusive) {
-                        const C inclusive_last = simd::to_array(y)[Backward ? 0 : W - 1];
-                        if constexpr (Backward) y = simd::shift_lanes_down<1>(y, entering);
-                        else y = simd::shift_lanes_up<1>(y, entering);
-                        entering = inclusive_last;
-                    }
-                    simd::store(block(output, i + g * W), y);
+            std::array<P, G> x, sums;
+            iter::unrolled<G>([&](auto g) { x[g] = simd::load(block(input, i + g * W)); });  // read before the writes: in place is safe
+            const P maximum_lanes(running.maximum);
+            const bool finite = std::abs(running.maximum) < std::numeric_limits<C>::infinity();
+            auto at_most = x[0] <= maximum_lanes;
+            iter::unrolled<G - 1>([&](auto g) { at_most = at_most & (x[g + 1] <= maximum_lanes); });
+            if (finite && !simd::any_and_not(maximum_lanes == maximum_lanes, at_most)) {
+                // No element above the running maximum: top is the running maximum, and the carried sum needs no
+                // rescaling. The step's own running sums L first; y = top + ln(carried + L), and where the step adds at
+                // most a quarter to the carried sum (on data without a trend, most steps past a line's first few dozen elements) that is
+                // top + ln(carried) + ln(1 + L / carried): one logarithm for the step and a short polynomial per vector.
+                iter::unrolled<G>([&](auto g) { sums[g] = simd::scan_lanes<Backward>(simd::exp_shifted(x[g], maximum_lanes), add, C(0)); });
+                iter::unrolled<G - 1>([&](auto g) { sums[g + 1] = last(sums[g]) + sums[g + 1]; });
+                const P total = last(sums[G - 1]);
+                std::array<P, G> y;
+                if (std::is_same_v<C, float> && !simd::any(total * P(C(4)) > carried)) {
+                    const P inverse = P(C(1)) / carried, base = maximum_lanes + simd::log_of_normal(carried);
+                    if constexpr (std::is_same_v<C, float>)  // float's polynomial: doubles take the logarithms below
+                        iter::unrolled<G>([&](auto g) { y[g] = simd::add_log1p_small(base, sums[g] * inverse); });
+                } else {
+                    iter::unrolled<G>([&](auto g) { y[g] = maximum_lanes + simd::log_of_normal(carried + sums[g]); });
                 }
-                running.maximum = top;
-                running.sum = simd::to_array(sums[G - 1])[Backward ? 0 : W - 1];
-            } else {
-                for (std::size_t g = 0; g < G; ++g) {
-                    const std::array<C, W> lanes = simd::to_array(x[g]);
-                    for (std::size_t k = 0; k < W; ++k) {
-                        const std::ptrdiff_t at = step * static_cast<std::ptrdiff_t>(i + g * W + k);
-                        const C value = lanes[Backward ? W - 1 - k : k];
-                        if constexpr (Exclusive) output[at] = static_cast<T>(running.value());
-                        running.add(value);
-                        if constexpr (!Exclusive) output[at] = static_cast<T>(running.value());
-                    }
-                }
+                store_step(y);
+                carried = carried + total;
+                continue;
             }
+            P largest = x[0];
+            iter::unrolled<G - 1>([&](auto g) { largest = simd::max_propagate_nan(largest, x[g + 1]); });
+            const C top = simd::max_propagate_nan(running.maximum, simd::reduce_max(largest));
+            const auto first = static_cast<C>(input[step * static_cast<std::ptrdiff_t>(i)]);  // the step's first element
+            const C lowest_maximum = simd::max_propagate_nan(running.maximum, first);
+            if (!(std::abs(top) < std::numeric_limits<C>::infinity() && top - lowest_maximum <= static_cast<C>(lse_scan_reach))) {
+                running.sum = simd::to_array(carried)[0];
+                for (std::size_t k = 0; k < G * W; ++k) {  // each element read before its output is written: in place is safe
+                    const std::ptrdiff_t at = step * static_cast<std::ptrdiff_t>(i + k);
+                    const auto value = static_cast<C>(input[at]);
+                    if constexpr (Exclusive) output[at] = static_cast<T>(running.value());
+                    running.add(value);
+                    if constexpr (!Exclusive) output[at] = static_cast<T>(running.value());
+                }
+                carried = P(running.sum);
+                if constexpr (Exclusive) entering = running.value();
+                continue;
+            }
+            const P top_lanes(top);
+            iter::unrolled<G>([&](auto g) { sums[g] = simd::scan_lanes<Backward>(simd::exp_shifted(x[g], top_lanes), add, C(0)); });
+            // The carried sum rescaled to top (0·tiny for a maximum of −inf) and added in one fused step (the same
+            // rounding in every copy of this kernel), then each vector's sums on from the last lane of the one before.
+            sums[0] = simd::fms(carried, simd::exp_shifted(maximum_lanes, top_lanes), -sums[0]);
+            iter::unrolled<G - 1>([&](auto g) { sums[g + 1] = last(sums[g]) + sums[g + 1]; });
+            std::array<P, G> y;
+            iter::unrolled<G>([&](auto g) { y[g] = top_lanes + simd::log_of_normal(sums[g]); });  // every sum holds a term ≥ 2^−125.5
+            store_step(y);
+            running.maximum = top;
+            carried = last(sums[G - 1]);
         }
+        running.sum = simd::to_array(carried)[0];
     }
     const std::ptrdiff_t at = step * static_cast<std::ptrdiff_t>(i);
     lse_scan_column<Exclusive>(input + at, output + at, n - i, step, step, running);
+}
+
+/// maximum + ln(sum) per lane for running states (lse_running::value): where the maximum is finite the sum is at least
+/// 1 (its own term), else the value is the maximum itself (−inf with a sum of 0, +inf, NaN).
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P lse_value_lanes(const P& maximum, const P& sum) noexcept {
+    using C = typename P::value_type;
+    return simd::select(simd::abs(maximum) < P(std::numeric_limits<C>::infinity()), maximum + simd::log_of_normal(sum), maximum);
 }
 
 /// n rows of m columns (the innermost dimension contiguous for both operands; row steps in_step, out_step): see
@@ -185,18 +238,35 @@ void lse_scan_across_rows(const T* input, T* output, std::size_t n, std::ptrdiff
     constexpr std::size_t W = P::size;
     constexpr C infinity = std::numeric_limits<C>::infinity();
     alignas(64) std::array<C, lse_scan_columns> maxima, sums;
+    // Rows walked downward in memory (a decreasing scan) have their columns walked downward too: one descending stream,
+    // which the hardware prefetchers follow (ascending rows taken downward one after the other ran at half the speed).
+    // Page hints in the rows a page or more on (simd::prefetch_page_ahead, or _below walking downward): the hardware
+    // prefetchers stop at page ends.
+    const bool downward = in_step < 0;
+    const std::ptrdiff_t in_ahead = simd::rows_ahead_bytes<T>(in_step), out_ahead = simd::rows_ahead_bytes<T>(out_step);
+    const std::size_t ahead = std::max(simd::rows_ahead<T>(in_step), simd::rows_ahead<T>(out_step));
+
     for (std::size_t first = 0; first < m; first += lse_scan_columns) {
         const std::size_t width = std::min(lse_scan_columns, m - first);
         const std::size_t vectors_end = width / W * W;
         std::fill(maxima.begin(), maxima.begin() + static_cast<std::ptrdiff_t>(width), -infinity);
         std::fill(sums.begin(), sums.begin() + static_cast<std::ptrdiff_t>(width), C(0));
-        const T* x = input + first;
-        T* y = output + first;
-        for (std::size_t i = 0; i < n; ++i, x += in_step, y += out_step) {
-            for (std::size_t j = 0; j < vectors_end; j += W) {
+        // One row's vectors (the columns walked downward, Downward, or upward), each hinting the row `ahead` on.
+        const auto row = [&]<bool Downward>(const T* x, T* y, bool hint) {
+            for (std::size_t k = 0; k < vectors_end; k += W) {
+                const std::size_t j = Downward ? vectors_end - W - k : k;
+                if (hint) {  // written out here: GCC drops a call whose only effect is a prefetch (simd/prefetch.hpp)
+                    if constexpr (Downward) {
+                        simd::prefetch_page_below(x + j, -in_ahead, W * sizeof(T));
+                        simd::prefetch_page_below<true>(y + j, -out_ahead, W * sizeof(T));
+                    } else {
+                        simd::prefetch_page_ahead(x + j, in_ahead, W * sizeof(T));
+                        simd::prefetch_page_ahead<true>(y + j, out_ahead, W * sizeof(T));
+                    }
+                }
                 const P value = simd::load(x + j);  // read before the write: in place is safe
                 const P maximum = simd::load(maxima.data() + j), sum = simd::load(sums.data() + j);
-                if constexpr (Exclusive) simd::store(y + j, maximum + simd::log(sum));
+                if constexpr (Exclusive) simd::store(y + j, lse_value_lanes(maximum, sum));
                 // e^−|x − m| against the larger of the two (NaN-propagating); 0 where that is not finite, so that an
                 // element +inf restarts the sum at 1 and −inf against −inf adds nothing.
                 const P top = simd::max_propagate_nan(maximum, value);
@@ -206,8 +276,22 @@ void lse_scan_across_rows(const T* input, T* output, std::size_t n, std::ptrdiff
                 const P next_sum = simd::select(rises, simd::fms(sum, term, P(C(-1))), sum + term);  // s·e^(m − x) + 1, or s + e^(x − m)
                 simd::store(maxima.data() + j, top);
                 simd::store(sums.data() + j, next_sum);
-                if constexpr (!Exclusive) simd::store(y + j, top + simd::log(next_sum));
             }
+            // Inclusive: the row's values from the states just stored, in a loop of their own — each vector's logarithm
+            // then waits for no exponential, and the vectors' logarithms overlap (after the read of the whole row: in
+            // place is safe).
+            if constexpr (!Exclusive) {
+                for (std::size_t k = 0; k < vectors_end; k += W) {
+                    const std::size_t j = Downward ? vectors_end - W - k : k;
+                    simd::store(y + j, lse_value_lanes(simd::load(maxima.data() + j), simd::load(sums.data() + j)));
+                }
+            }
+        };
+        const T* x = input + first;
+        T* y = output + first;
+        for (std::size_t i = 0; i < n; ++i, x += in_step, y += out_step) {
+            if (downward) row.template operator()<true>(x, y, i + ahead < n);
+            else row.template operator()<false>(x, y, i + ahead < n);
             for (std::size_t j = vectors_end; j < width; ++j) {
                 lse_running<C> running{maxima[j], sums[j]};
                 const auto value = static_cast<C>(x[j]);
