@@ -10,12 +10,13 @@
 # and, when asked for by name:
 #   clang-fuzz     the libFuzzer target (fuzz/fuzzer.cpp: the typed API and tensorops::dml, every result compared with
 #                  the scalar reference; clang++ -O1, -march=x86-64-v3, the sanitizers; scan bands of 1 KiB and blocks
-#                  of 16 KiB, the least allowed, so small tensors reach the blocked paths) and a run of it of
-#                  TENSOROPS_FUZZ_SECONDS (default 300) from the seed corpus: run it after changing an operator, dml/ or
-#                  a kernel's edge handling, and commit a few of the inputs it adds to fuzz/corpus (merged: -merge=1).
-#                  For a long run: build/test-clang-fuzz/fuzz/tensorops_fuzzer -entropic=0 -runs=N -max_len=512
-#                  -print_final_stats=1 DIR fuzz/corpus (fuzz/README.md). Not in the default run, which CI runs: the fuzzer compiles every operator a second
-#                  time, optimised (minutes of CPU), while the replay of its corpus shares the tests' instantiations.
+#                  of 16 KiB, the least allowed, so the fuzzer's larger tensors reach the banded scans) and a run of it
+#                  of TENSOROPS_FUZZ_SECONDS (default 300) from the seed corpus: run it after changing an operator, dml/
+#                  or a kernel's edge handling, and commit a few of the inputs it adds to fuzz/corpus (merged:
+#                  -merge=1). For a long run: build/test-clang-fuzz/fuzz/tensorops_fuzzer -entropic=0 -runs=N
+#                  -max_len=512 -print_final_stats=1 DIR fuzz/corpus (fuzz/README.md). Not in the default run, which CI
+#                  runs: the fuzzer compiles every operator a second time, optimised (minutes of CPU), while the replay
+#                  of its corpus shares the tests' instantiations.
 #   gcc-v4         g++, -march=x86-64-v4 (512-bit registers), on a CPU with AVX-512 (F, BW, DQ, VL): run it after
 #                  changing simd/ or a kernel's vector steps (a fifth optimised build of every test: ~4 more minutes).
 # Translation units that instantiate the whole dml layer (every operator × data type × index type) take minutes
