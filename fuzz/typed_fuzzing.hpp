@@ -195,9 +195,6 @@ public:
             if (!addressed[i] && now[i] != then[i]) return false;
         return true;
     }
-    [[nodiscard]] std::size_t arenas() const { return arena_count_; }
-    /// The arena's bytes now (to compare two runs of one call).
-    [[nodiscard]] const std::vector<std::uint8_t>& bytes(std::size_t arena) const { return blocks_[arena]; }
 
 private:
     void place_at(placed& v, std::size_t start) {
@@ -512,17 +509,24 @@ bool run(Call&& call, const expectation& e, memory& m, const executor_choice& ex
 }
 
 /// After a call on an executor ran and was checked: runs it again from the saved memory without one, and requires
-/// the same bytes everywhere (every executor gives the sequential result bit for bit).
-template <class Call>
-void same_without_executor(Call&& call, memory& m, const executor_choice& exec) {
+/// the same bits in every output element (every executor gives the sequential result bit for bit) and every other byte
+/// as it was. One exception, an open issue (bench/journal/2026-11-28-fuzz.md): where a result is NaN, its sign and
+/// payload may differ — an input NaN or one made by an invalid operation (0·inf, inf − inf) wins by the order of the
+/// operations, which the executor's cut changes. Both must still be NaN.
+template <class T, class Call>
+void same_without_executor(Call&& call, memory& m, const executor_choice& exec, const placed& output) {
     if (exec.get() == nullptr) return;
-    const std::size_t arenas = m.arenas();
-    std::array<std::vector<std::uint8_t>, max_views> with;
-    for (std::size_t a = 0; a < arenas; ++a) with[a] = m.bytes(a);
+    const ref::dense<T> with = m.read<T>(output);
     m.restore();
     call(nullptr);
-    for (std::size_t a = 0; a < arenas; ++a)
-        if (m.bytes(a) != with[a]) fail("the result on an executor differs from the sequential one");
+    const ref::dense<T> without = m.read<T>(output);
+    for (std::size_t i = 0; i < with.values.size(); ++i) {
+        if (std::memcmp(&with.values[i], &without.values[i], sizeof(T)) == 0) continue;
+        if constexpr (floating<T>)
+            if (std::isnan(value_of(with.values[i])) && std::isnan(value_of(without.values[i]))) continue;
+        fail("the result on an executor differs from the sequential one");
+    }
+    if (!m.unchanged_outside(output)) fail("a byte outside the output changed (the call without an executor)");
 }
 
 /// Every output element against the reference: exactly, or within bound(i) for element i.

@@ -171,7 +171,7 @@ void reduce_case(reader& in, int which, reduce_function f, const executor_choice
             });
         }
     }
-    same_without_executor(call, m, exec);
+    same_without_executor<U>(call, m, exec, y);
 }
 
 template <class T>

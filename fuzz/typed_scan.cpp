@@ -87,7 +87,7 @@ void scan_case(reader& in, bool product, const executor_choice& exec) {
             return 2 * slack * magnitudes.values[i] + rounding;
         });
     }
-    same_without_executor(call, m, exec);
+    same_without_executor<T>(call, m, exec, y);
 }
 
 }  // namespace

@@ -126,7 +126,7 @@ void scatter_case(reader& in, const executor_choice& exec) {
     const auto expected = ref::scatter_nd(source, index_values, update_values, static_cast<ref::scatter_mode>(reduction));
     check_results<T>(m, output, expected, [](std::size_t) { return 0.0L; });
     if (reduction == tensorops::scatter_reduction::none) check_bits(m, output, expected);
-    same_without_executor(call, m, exec);
+    same_without_executor<T>(call, m, exec, output);
 }
 
 template <class T, class I>
@@ -189,7 +189,7 @@ void gather_case(reader& in, const executor_choice& exec) {
     const auto expected = ref::gather_nd(source, index_values, batch);
     check_results<T>(m, output, expected, [](std::size_t) { return 0.0L; });
     check_bits(m, output, expected);
-    same_without_executor(call, m, exec);
+    same_without_executor<T>(call, m, exec, output);
 }
 
 }  // namespace
