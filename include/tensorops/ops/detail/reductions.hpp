@@ -42,6 +42,24 @@ namespace tensorops::detail {
 template <class T>
 inline constexpr bool floating_element = std::is_floating_point_v<T> || std::is_same_v<T, float16>;
 
+/// Every NaN a floating reduction writes is the positive quiet NaN of its type. Where two NaNs meet (an input's and
+/// one that 0 · inf or inf − inf makes), which one an operation returns depends on the order of its operands (x86
+/// returns the first operand's), an order the compiler may swap and the kernels of two layouts or two executors do
+/// not share; one fixed NaN keeps every result bit-identical on every executor. Applied once per output, in finish.
+/// (A reduction over no axes copies x where the function gives x: reduce/each_element.hpp.)
+template <class A>
+[[nodiscard, gnu::always_inline]] inline A canonical_nan(const A& a) {
+    if constexpr (std::is_floating_point_v<A>) return a != a ? std::numeric_limits<A>::quiet_NaN() : a;
+    else return a;
+}
+/// canonical_nan lane by lane.
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P canonical_nan_lanes(const P& a) {
+    using C = typename P::value_type;
+    if constexpr (std::is_floating_point_v<C>) return simd::select(simd::is_nan(a), P(std::numeric_limits<C>::quiet_NaN()), a);
+    else return a;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Sums: SUM, SUM_SQUARE, L1, L2, AVERAGE, LOG_SUM.
 
@@ -69,10 +87,10 @@ struct sum_reduction {
     [[nodiscard]] T finish(const accumulator& a, std::size_t count, const accumulator&) const {
         using std::log;
         using std::sqrt;
-        if constexpr (Finish == finish_kind::square_root) return static_cast<T>(sqrt(a));
-        else if constexpr (Finish == finish_kind::mean) return static_cast<T>(a / static_cast<accumulator>(count));
-        else if constexpr (Finish == finish_kind::logarithm) return static_cast<T>(log(a));
-        else return static_cast<T>(a);
+        if constexpr (Finish == finish_kind::square_root) return static_cast<T>(canonical_nan(sqrt(a)));
+        else if constexpr (Finish == finish_kind::mean) return static_cast<T>(canonical_nan(a / static_cast<accumulator>(count)));
+        else if constexpr (Finish == finish_kind::logarithm) return static_cast<T>(canonical_nan(log(a)));
+        else return static_cast<T>(canonical_nan(a));
     }
 
     template <class P>
@@ -88,10 +106,10 @@ struct sum_reduction {
     template <class P>
     [[nodiscard]] P finish_lanes(const P& a, std::size_t count, const P&) const {
         using C = typename P::value_type;
-        if constexpr (Finish == finish_kind::square_root) return simd::sqrt(a);
-        else if constexpr (Finish == finish_kind::mean) return a / P(static_cast<C>(count));
-        else if constexpr (Finish == finish_kind::logarithm) return simd::log(a);
-        else return a;
+        if constexpr (Finish == finish_kind::square_root) return canonical_nan_lanes(simd::sqrt(a));
+        else if constexpr (Finish == finish_kind::mean) return canonical_nan_lanes(a / P(static_cast<C>(count)));
+        else if constexpr (Finish == finish_kind::logarithm) return canonical_nan_lanes(simd::log(a));
+        else return canonical_nan_lanes(a);
     }
 
 private:
@@ -120,15 +138,8 @@ struct product_reduction {
 
     [[nodiscard]] accumulator identity() const { return element_identity<accumulator>::one(); }
     [[nodiscard]] accumulator lift(const T& x, const accumulator&) const { return static_cast<accumulator>(x); }
-    /// a · b; where both are NaN, a — whatever operand order the compiler gives the multiplication (x86 returns its
-    /// first operand's NaN, and the sequential and parallel folds of a line's blocks are separate instantiations:
-    /// at -O1 they returned different NaNs).
-    [[nodiscard]] accumulator combine(const accumulator& a, const accumulator& b) const {
-        if constexpr (std::is_floating_point_v<accumulator>)
-            if (a != a) return a;
-        return a * b;
-    }
-    [[nodiscard]] T finish(const accumulator& a, std::size_t, const accumulator&) const { return static_cast<T>(a); }
+    [[nodiscard]] accumulator combine(const accumulator& a, const accumulator& b) const { return a * b; }
+    [[nodiscard]] T finish(const accumulator& a, std::size_t, const accumulator&) const { return static_cast<T>(canonical_nan(a)); }
     template <class P>
     [[nodiscard]] P lift_lanes(const P& x, const P&) const { return x; }
     template <class P>
@@ -136,7 +147,7 @@ struct product_reduction {
     template <class P>
     [[nodiscard]] accumulator reduce_lanes(const P& a) const { return static_cast<accumulator>(simd::reduce_mul(a)); }
     template <class P>
-    [[nodiscard]] P finish_lanes(const P& a, std::size_t, const P&) const { return a; }
+    [[nodiscard]] P finish_lanes(const P& a, std::size_t, const P&) const { return canonical_nan_lanes(a); }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -166,7 +177,7 @@ struct extreme_reduction {
         else
             return Maximum ? (a < b ? b : a) : (b < a ? b : a);
     }
-    [[nodiscard]] T finish(const accumulator& a, std::size_t, const accumulator&) const { return static_cast<T>(a); }
+    [[nodiscard]] T finish(const accumulator& a, std::size_t, const accumulator&) const { return static_cast<T>(canonical_nan(a)); }
     template <class P>
     [[nodiscard]] P lift_lanes(const P& x, const P&) const { return x; }
     template <class P>
@@ -178,7 +189,7 @@ struct extreme_reduction {
         return static_cast<accumulator>(Maximum ? simd::reduce_max(a) : simd::reduce_min(a));
     }
     template <class P>
-    [[nodiscard]] P finish_lanes(const P& a, std::size_t, const P&) const { return a; }
+    [[nodiscard]] P finish_lanes(const P& a, std::size_t, const P&) const { return canonical_nan_lanes(a); }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -229,7 +240,7 @@ struct log_sum_exp_reduction {
     [[nodiscard]] accumulator combine(const accumulator& a, const accumulator& b) const { return a + b; }
     [[nodiscard]] T finish(const accumulator& a, std::size_t, const accumulator& shift) const {
         using std::log;
-        return static_cast<T>(shift + log(a));
+        return static_cast<T>(canonical_nan(shift + log(a)));
     }
     /// Lanes of a group with a finite maximum (= shift) only: see simd::exp_shifted and sum_for_non_finite.
     /// Always inlined, as term_lanes: GCC 12 -O2 left double lanes' (exp_double_lanes inlined) a call per vector.
@@ -295,8 +306,8 @@ struct log_sum_exp_reduction {
     [[nodiscard]] static T finish_from_reference(const C& sum, const C& reference) {
         using std::log;
         if constexpr (std::is_same_v<C, float>)
-            return static_cast<T>(static_cast<double>(reference) * std::numbers::ln2 + static_cast<double>(log(sum)));
-        else return static_cast<T>(reference + log(sum));
+            return static_cast<T>(canonical_nan(static_cast<double>(reference) * std::numbers::ln2 + static_cast<double>(log(sum))));
+        else return static_cast<T>(canonical_nan(reference + log(sum)));
     }
     /// finish_from_reference lane by lane, the logarithm a vector's (simd::log). Float lanes: k · ln 2 + ln sum to
     /// within half an ulp and ~2^−30 (as the double sum rounded once, without leaving float lanes): k · ln 2 as the
@@ -313,9 +324,9 @@ struct log_sum_exp_reduction {
             const P low = reference * ln2_low + simd::product_error(reference, ln2_high, product);
             const P high = product + logarithm, logarithm_part = high - product;
             const P high_error = (product - (high - logarithm_part)) + (logarithm - logarithm_part);
-            return high + (high_error + low);
+            return canonical_nan_lanes(high + (high_error + low));
         } else {
-            return reference + logarithm;
+            return canonical_nan_lanes(reference + logarithm);
         }
     }
     /// Σ e^(x − top) from `sum` = Σ term_lanes(x, reference), for lanes the reference serves.
@@ -329,7 +340,7 @@ struct log_sum_exp_reduction {
     template <class P>
     [[nodiscard]] accumulator reduce_lanes(const P& a) const { return static_cast<accumulator>(simd::reduce_add(a)); }
     template <class P>
-    [[nodiscard]] P finish_lanes(const P& a, std::size_t, const P& shift) const { return shift + simd::log(a); }
+    [[nodiscard]] P finish_lanes(const P& a, std::size_t, const P& shift) const { return canonical_nan_lanes(shift + simd::log(a)); }
 };
 
 // ---------------------------------------------------------------------------------------------
