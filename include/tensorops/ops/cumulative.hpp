@@ -50,9 +50,9 @@ void cumulative(const executor_ref& exec, std::string_view operation, tensor_vie
     if (options.direction == axis_direction::decreasing) request.reverse.set(options.axis);
     auto nest = iter::plan_loops(request);
     std::size_t axis = nest.position_of(options.axis);
-    // A decreasing scan of contiguous lines walks the lines downwards too: one descending stream through memory.
-    // (Upwards, each 4 KiB line was read down and the next one 8 KiB further up: f32 [16384, 1024] took 2–2.5× as
-    // long as the increasing scan on an AMD Zen 5.) The lines are independent: the results do not change.
+    // A decreasing scan of contiguous lines walks the lines downwards too: one descending stream through memory
+    // (upwards, each line would be read down and the next one two lines further up, which hardware prefetchers follow
+    // poorly; bench/journal has the measurement). The lines are independent: the results do not change.
     if (options.direction == axis_direction::decreasing && scan_layout_of<T, Scan>(nest, axis) == scan_layout::contiguous) {
         request.walk_down = true;
         nest = iter::plan_loops(request);
