@@ -1,35 +1,33 @@
 #!/usr/bin/env bash
-# Builds and runs every test, in four configurations:
-#   gcc-baseline   g++ -Og, -march=x86-64 (SSE2), plus the package-consumption tests
-#   gcc-v3         g++ -O2, -march=x86-64-v3 (AVX2, FMA, F16C)
-#   clang-v3-san   clang++, -march=x86-64-v3, AddressSanitizer + UndefinedBehaviorSanitizer, plus the dml tests, the README
-#                  example as a strict consumer (-Wall -Wextra -Wpedantic -Wshadow -Werror, at v3 and baseline) and the
-#                  replay of the fuzzer's seed corpus (fuzz/corpus: every input, typed API or dml, checked as the fuzzer
-#                  checks it)
-#   gcc-scalar-san g++, -march=x86-64, xsimd disabled (scalar paths), AddressSanitizer + UndefinedBehaviorSanitizer,
-#                  plus the examples
-# and, when asked for by name:
-#   clang-mpi      the tests of tensorops::mpi (tests/mpi) and its example, each run under mpiexec on 1-4 ranks
-#                  (clang++ -O0 -march=x86-64-v3: they only have to run; at -O1 their build took six times the CPU);
-#                  installs Open MPI. Not yet in the default run: its ~2 minutes would take CI past its 15-minute budget.
-#   clang-fuzz     the libFuzzer target (fuzz/fuzzer.cpp: the typed API and tensorops::dml, every result compared with
-#                  the scalar reference; clang++ -O1, -march=x86-64-v3, the sanitizers) and a run of it of
-#                  TENSOROPS_FUZZ_SECONDS (default 300) from the seed corpus: run it after changing an operator, dml/ or
-#                  a kernel's edge handling, and commit a few of the inputs it adds to fuzz/corpus (merged: -merge=1).
-#                  For a long run: build/test-clang-fuzz/fuzz/tensorops_fuzzer -entropic=0 -runs=N -max_len=512
-#                  -print_final_stats=1 DIR fuzz/corpus (fuzz/README.md). Not in the default run, which CI runs: the
-#                  fuzzer compiles every operator a second time, optimised (minutes of CPU), while the replay of its
-#                  corpus shares the tests' instantiations. (The scan blocks are fixed sizes now, so its small tensors
-#                  no longer reach the blocked paths; the tests of long scans do.)
-#   gcc-v4         g++, -march=x86-64-v4 (512-bit registers), on a CPU with AVX-512 (F, BW, DQ, VL): run it after
-#                  changing simd/ or a kernel's vector steps (a fifth optimised build of every test: ~4 more minutes).
-# Translation units that instantiate the whole dml layer (every operator × data type × index type) take minutes
-# each to compile and exercise dispatch code that is the same at every ISA level, so they are built where they add
-# something: the dml tests and the corpus replay in clang-v3-san (under the sanitizers), the examples (the demo and
-# custom_type, run as tests, under the sanitizers) in gcc-scalar-san (at -O0: they only have to run, and the demo took
-# 130 s at -O1; there its 60-100 s overlap the shorter of the two unity groups, where in gcc-baseline they added
-# ~45 s to the build). The kernels behind them are tested in every configuration.
-# Usage: tools/run-tests.sh [configuration ...]   (default: the four above; clang-mpi, clang-fuzz and gcc-v4 only by name)
+# Builds and runs every test, in three configurations (CI runs exactly these, in under 15 minutes on two cores):
+#   gcc-v3           g++ -O2, -march=x86-64-v3 (AVX2, FMA, F16C): what most consumers build, with GCC's contraction
+#                    of multiplies and adds into FMAs (the tests that compare bits across kernels see it); the typed
+#                    tests over one integer type of each width (clang-v3-san runs this instruction set with all eight)
+#   clang-v3-san     clang++ -O0, -march=x86-64-v3, AddressSanitizer + UndefinedBehaviorSanitizer, plus the dml tests,
+#                    the examples (the demo and custom_type, run as tests) and the README example as a strict consumer
+#                    (-Wall -Wextra -Wpedantic -Wshadow -Werror, at v3 and at baseline)
+#   gcc-baseline-san g++ -Og, -march=x86-64 (SSE2 through xsimd), AddressSanitizer + UndefinedBehaviorSanitizer, plus
+#                    the package-consumption tests
+# Every configuration also builds the simd tests with xsimd switched off (tensorops_tests_scalar: the scalar fallbacks
+# of simd/). And, when asked for by name:
+#   gcc-scalar-san   g++ -Og, -march=x86-64, xsimd disabled everywhere (every operator on the scalar paths), the
+#                    sanitizers: run it after changing simd/scalar.hpp, simd/portable.hpp or a kernel's tail handling
+#   clang-mpi        the tests of tensorops::mpi (tests/mpi) and its example, each run under mpiexec on 1-4 ranks
+#                    (clang++ -O0 -march=x86-64-v3: they only have to run; at -O1 their build took six times the CPU);
+#                    installs Open MPI
+#   clang-fuzz       the libFuzzer target (fuzz/fuzzer.cpp: the typed API and tensorops::dml, every result compared with
+#                    the scalar reference; clang++ -O1, -march=x86-64-v3, the sanitizers) and a run of
+#                    TENSOROPS_FUZZ_SECONDS (default 300) that first replays the seed corpus, every input checked: run it
+#                    after changing an operator, dml/ or a kernel's edge handling, and commit a few of the inputs it adds
+#                    to fuzz/corpus (merged: -merge=1). For a long run: fuzz/README.md
+#   gcc-v4           g++, -march=x86-64-v4 (512-bit registers), on a CPU with AVX-512 (F, BW, DQ, VL): run it after
+#                    changing simd/ or a kernel's vector steps
+# Translation units that instantiate the whole dml layer (every operator × data type × index type: the dml tests, the
+# demo) take minutes each to compile and exercise dispatch code that is the same at every ISA level, so they are built
+# once, in clang-v3-san (clang compiles them several times faster than g++).
+# Usage: tools/run-tests.sh [configuration ...]   (default: the three above)
+# TENSOROPS_COMPILE_PROFILE=1 records each translation unit's CPU seconds and peak memory in
+# build/test-<configuration>/compile-profile.txt (tools/compile-profile.sh).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=ensure-packages.sh
@@ -39,20 +37,17 @@ ensure_packages cmake ninja-build g++ clang libclang-rt-14-dev catch2 libxsimd-d
 jobs=$(nproc)
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
-# Optimised builds use -O2 (what most consumers build with; -O3 doubled the compile time of the template-heavy
-# tests for no extra coverage); gcc-baseline -Og (the SSE2 paths and the packaging are what it adds, and gcc-v3 has the
-# -O2 optimiser over the same code: its build took 2:00 against -O1's 3:19, its tests 1:05 against 1:00). Sanitised
-# builds are about finding errors, not speed, and compile time dominates
-# them: gcc uses -Og (a third of -O1's compile time, tests run within 10 % of -O1), clang -O0 (a quarter of -O1's
-# compile time; its -Og is -O1). The fuzzer is the exception: its executions per second are its worth, and -O1 runs
-# several times as many as -O0 (bench/journal/2026-11-28-fuzz.md). No debug information: with -g, gcc took over
-# nine minutes for the reduce tests alone.
+# Optimised builds use -O2 (what most consumers build with; -O3 doubled the compile time of the template-heavy tests
+# for no extra coverage). Sanitised builds are about finding errors, not speed, and compile time dominates them: gcc
+# uses -Og (a third of -O1's compile time, tests run within 10 % of -O1), clang -O0 (a quarter of -O1's compile time;
+# its -Og is -O1). The fuzzer is the exception: its executions per second are its worth, and -O1 runs several times as
+# many as -O0 (bench/journal/2026-11-28-fuzz.md). No debug information: with -g, gcc took over nine minutes for the
+# reduce tests alone.
 # The test files are compiled in two unity translation units per configuration (TENSOROPS_UNITY_TESTS: each
 # operator's kernels compiled once per group rather than once per file — half the compile time). In the sanitised
-# builds the few tests that sweep large tensors over every function and shape run every other combination, or one in
-# four for tensors past the block sizes (tests/support.hpp, runs_in_this_build), and CTest runs the test binary once per
-# test file rather than once per test case (TENSOROPS_TESTS_PER_FILE: a sanitised process takes 0.15-0.4 s to start
-# and exit, ~160 CPU-seconds over ~650 cases in clang-v3-san).
+# builds the few tests that sweep large tensors over every function and shape run a share of the combinations
+# (tests/support.hpp, runs_in_this_build), and CTest runs the test binary once per test file rather than once per test
+# case (TENSOROPS_TESTS_PER_FILE: a sanitised process takes 0.15-0.4 s to start and exit).
 # The scan block sizes are fixed constants (ops/detail/tuning.hpp: they decide where a long floating scan is rounded),
 # so every build tests them at their real sizes; the sanitised builds run a smaller share of the long-scan cases.
 release=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG")
@@ -63,21 +58,22 @@ without_dml=(-DTENSOROPS_BUILD_EXAMPLES=OFF -DTENSOROPS_DML_TESTS=OFF)
 # Sets `args` to the CMake arguments of configuration $1.
 configure_args() {
   case "$1" in
-    gcc-baseline)   args=(-DCMAKE_CXX_COMPILER=g++ "${release_og[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64" -DTENSOROPS_PACKAGE_TESTS=ON
-                          "${without_dml[@]}") ;;
-    gcc-v3)         args=(-DCMAKE_CXX_COMPILER=g++ "${release[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3" "${without_dml[@]}") ;;
-    clang-v3-san)   args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0" -DTENSOROPS_BUILD_EXAMPLES=OFF -DTENSOROPS_STRICT_CONSUMER=ON
-                          -DTENSOROPS_DML_TESTS=ON) ;;
-    clang-fuzz)     args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O1" "${without_dml[@]}"
+    gcc-v3)           args=(-DCMAKE_CXX_COMPILER=g++ "${release[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3" "${without_dml[@]}"
+                            -DTENSOROPS_TEST_REPRESENTATIVE_TYPES=ON) ;;
+    clang-v3-san)     args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0"
+                            -DTENSOROPS_BUILD_EXAMPLES=ON -DTENSOROPS_STRICT_CONSUMER=ON -DTENSOROPS_DML_TESTS=ON) ;;
+    gcc-baseline-san) args=(-DCMAKE_CXX_COMPILER=g++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64 -Og" -DTENSOROPS_PACKAGE_TESTS=ON
+                            -DTENSOROPS_BUILD_EXAMPLES=OFF -DTENSOROPS_DML_TESTS=OFF) ;;
+    clang-fuzz)       args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O1" "${without_dml[@]}"
                           -DTENSOROPS_BUILD_TESTS=OFF -DTENSOROPS_BUILD_FUZZER=ON "-DTENSOROPS_FUZZ_SECONDS=${TENSOROPS_FUZZ_SECONDS:-300}") ;;
-    clang-mpi)      args=(-DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE= "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0" -DTENSOROPS_BUILD_TESTS=OFF
+    clang-mpi)        args=(-DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE= "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0" -DTENSOROPS_BUILD_TESTS=OFF
                           -DTENSOROPS_BUILD_EXAMPLES=OFF -DTENSOROPS_MPI_TESTS=ON) ;;
-    gcc-scalar-san) args=(-DCMAKE_CXX_COMPILER=g++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64 -Og" -DTENSOROPS_USE_XSIMD=OFF
+    gcc-scalar-san)   args=(-DCMAKE_CXX_COMPILER=g++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64 -Og" -DTENSOROPS_USE_XSIMD=OFF
                           -DTENSOROPS_BUILD_EXAMPLES=ON -DTENSOROPS_EXAMPLE_COMPILE_OPTIONS=-O0 -DTENSOROPS_DML_TESTS=OFF) ;;
     # GCC 12 warns of uninitialised values inside its own avx512fintrin.h (_mm512_undefined_*): not ours. And at this
     # level it took a std::vector<std::ptrdiff_t>'s destructor in test_parallel_reduce.cpp for a delete at a nonzero
     # offset (-Wfree-nonheap-object, a false positive of that warning's known family: GCC meta-bug 99098).
-    gcc-v4)         args=(-DCMAKE_CXX_COMPILER=g++ "${release[@]}"
+    gcc-v4)           args=(-DCMAKE_CXX_COMPILER=g++ "${release[@]}"
                           "-DCMAKE_CXX_FLAGS=-march=x86-64-v4 -Wno-uninitialized -Wno-maybe-uninitialized -Wno-free-nonheap-object"
                           "${without_dml[@]}") ;;
     *) echo "unknown configuration '$1'" >&2; exit 2 ;;
@@ -86,7 +82,7 @@ configure_args() {
 
 configurations=("$@")
 if [ ${#configurations[@]} -eq 0 ]; then
-  configurations=(gcc-v3 clang-v3-san gcc-baseline gcc-scalar-san)  # lanes (below): gcc-v3, gcc-baseline | the sanitised
+  configurations=(gcc-v3 clang-v3-san gcc-baseline-san)
   if grep -qw avx512bw /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo; then
     echo "== this CPU has AVX-512: 'tools/run-tests.sh gcc-v4' tests the 512-bit paths (not part of the default run)"
   fi
@@ -104,63 +100,63 @@ done
 # The builds run in two lanes at once, each building its configurations in turn with two jobs (four compilers on two
 # cores): a build's last, longest translation unit no longer leaves a core idle, which was a minute or more of each
 # configuration's build. Then each configuration's tests run in turn.
+profile=()
+if [ "${TENSOROPS_COMPILE_PROFILE:-0}" = 1 ]; then ensure_packages time; profile=("-DCMAKE_CXX_COMPILER_LAUNCHER=$root/tools/compile-profile.sh"); fi
 for configuration in "${configurations[@]}"; do
   configure_args "$configuration"
-  cmake -S "$root" -B "$root/build/test-$configuration" -G Ninja -DTENSOROPS_WERROR=ON -DTENSOROPS_UNITY_TESTS=ON "${args[@]}" >/dev/null
+  rm -f "$root/build/test-$configuration/compile-profile.txt"
+  cmake -S "$root" -B "$root/build/test-$configuration" -G Ninja -DTENSOROPS_WERROR=ON -DTENSOROPS_UNITY_TESTS=ON "${args[@]}" "${profile[@]}" >/dev/null
 done
-# Builds the configurations given, one after the other, each into its build/test-<configuration>/build.log.
-build_lane() {
-  local configuration build
-  for configuration in "$@"; do
-    build="$root/build/test-$configuration"
-    echo "== $configuration: build"
-    # The sanitised builds' unity translation units take 5-7 GB of compiler memory each: two of them beside the other
-    # lane's two optimised ones overran a 24 GB machine, so on a machine with less than 40 GB available the sanitised
-    # builds compile one translation unit at a time.
-    local build_jobs=$jobs
-    case "$configuration" in *-san) if [ "$(awk '/MemAvailable/ {print int($2 / 1048576)}' /proc/meminfo)" -lt 40 ]; then build_jobs=1; fi ;; esac
-    if ! cmake --build "$build" --parallel "$build_jobs" >"$build/build.log" 2>&1; then
-      echo "== $configuration: build FAILED"
-      cat "$build/build.log"
-      return 1
-    fi
-    echo "== $configuration: built"
-  done
+# Every configuration is built and then tested in a lane of its own, the lanes side by side: three compilers on two
+# cores, each configuration's build one translation unit at a time (the unity units take 4-9 GB of compiler memory:
+# three at once fit a 24 GB machine, four or more did not), so no core idles while one configuration's last unit
+# compiles, and a configuration whose build ends first runs its tests beside the others' builds. Each lane writes
+# build/test-<configuration>/build.log and ctest.log, and its status to lane-status.
+run_lane() {
+  local configuration=$1 build="$root/build/test-$1"
+  echo "== $configuration: build"
+  if ! cmake --build "$build" --parallel 1 >"$build/build.log" 2>&1; then
+    echo "== $configuration: build FAILED"
+    cat "$build/build.log"
+    echo build-failed >"$build/lane-status"
+    return 1
+  fi
+  echo "== $configuration: built; its tests run"
+  if ctest --test-dir "$build" --parallel "$jobs" --output-on-failure --timeout 600 >"$build/ctest.log" 2>&1; then
+    echo passed >"$build/lane-status"
+    echo "== $configuration: $(grep -E "tests passed" "$build/ctest.log" | tail -1)"
+  else
+    echo tests-failed >"$build/lane-status"
+    echo "== $configuration: tests FAILED"
+    cat "$build/ctest.log"
+    return 1
+  fi
 }
-lane_one=() lane_two=()
-for index in "${!configurations[@]}"; do  # by default gcc-v3 + gcc-baseline beside the sanitised two: ~750 CPU-s each
-  if [ $((index % 2)) -eq 0 ]; then lane_one+=("${configurations[$index]}"); else lane_two+=("${configurations[$index]}"); fi
+lanes=()
+for configuration in "${configurations[@]}"; do
+  rm -f "$root/build/test-$configuration/lane-status"
+  run_lane "$configuration" &
+  lanes+=($!)
 done
-build_lane "${lane_one[@]}" &
-lane_one_pid=$!
-lane_two_status=0
-if [ ${#lane_two[@]} -gt 0 ]; then build_lane "${lane_two[@]}" || lane_two_status=$?; fi
-lane_one_status=0
-wait "$lane_one_pid" || lane_one_status=$?
-if [ "$lane_one_status" -ne 0 ] || [ "$lane_two_status" -ne 0 ]; then
-  exit 1
-fi
+status=0
+for lane in "${lanes[@]}"; do wait "$lane" || status=1; done
 
 total_passed=0
 total_failed=0
 for configuration in "${configurations[@]}"; do
-  build="$root/build/test-$configuration"
-  echo "== $configuration: run"
-  log="$build/ctest.log"
-  set +e
-  ctest --test-dir "$build" --parallel "$jobs" --output-on-failure --timeout 600 | tee "$log"
-  status=${PIPESTATUS[0]}
-  set -e
-  summary=$(grep -E "tests passed, [0-9]+ tests failed out of [0-9]+" "$log" | tail -1)
-  ran=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$summary")
-  failed=$(sed -E 's/.* ([0-9]+) tests failed.*/\1/' <<<"$summary")
-  total_passed=$((total_passed + ran - failed))
-  total_failed=$((total_failed + failed))
-  if [ "$status" -ne 0 ]; then
-    echo "== $configuration: FAILED"
-    echo "tests: $total_passed passed, $total_failed failed"
-    exit 1
+  log="$root/build/test-$configuration/ctest.log"
+  summary=$(grep -sE "tests passed, [0-9]+ tests failed out of [0-9]+" "$log" | tail -1 || true)
+  if [ -n "$summary" ]; then
+    ran=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$summary")
+    failed=$(sed -E 's/.* ([0-9]+) tests failed.*/\1/' <<<"$summary")
+    total_passed=$((total_passed + ran - failed))
+    total_failed=$((total_failed + failed))
   fi
 done
+if [ "$status" -ne 0 ]; then
+  echo "== FAILED: $(for c in "${configurations[@]}"; do echo -n "$c: $(cat "$root/build/test-$c/lane-status" 2>/dev/null || echo unfinished)  "; done)"
+  echo "tests: $total_passed passed, $total_failed failed"
+  exit 1
+fi
 echo "== all configurations passed: ${configurations[*]}"
 echo "tests: $total_passed passed, $total_failed failed"
