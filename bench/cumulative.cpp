@@ -1,5 +1,5 @@
 // Cumulative sum / product benchmarks: tensorops beside a plain scalar loop and the peers (Eigen Tensor's
-// cumsum/cumprod, xtensor's cumsum), f32 / f64 / f16 / i32, on a row-major [rows, 1024] tensor of 16 KiB,
+// cumsum/cumprod, xtensor's cumsum), f32 / f64 / f16 / bf16 / i32, on a row-major [rows, 1024] tensor of 16 KiB,
 // 1 MiB and 64 MiB, scanning the contiguous axis (1) and the outer axis (0).
 // Bytes counted: input read + output written (2× the tensor); limit: copy.
 #include "harness.hpp"
@@ -150,6 +150,7 @@ void large_only(benchmark::internal::Benchmark* b) {
 BENCHMARK_TEMPLATE(BM_tensorops, float, false)->Name("cumsum/tensorops/f32")->Apply(sizes_and_axes);
 BENCHMARK_TEMPLATE(BM_tensorops, double, false)->Name("cumsum/tensorops/f64")->Apply(sizes_and_axes);
 BENCHMARK_TEMPLATE(BM_tensorops, tensorops::float16, false)->Name("cumsum/tensorops/f16")->Apply(sizes_and_axes);
+BENCHMARK_TEMPLATE(BM_tensorops, tensorops::bfloat16, false)->Name("cumsum/tensorops/bf16")->Apply(sizes_and_axes);
 BENCHMARK_TEMPLATE(BM_tensorops, std::int32_t, false)->Name("cumsum/tensorops/i32")->Apply(sizes_and_axes);
 BENCHMARK(BM_tensorops_cumsum_f32_decreasing_exclusive)->Name("cumsum/tensorops/f32/decreasing-exclusive")->Apply(large_only);
 BENCHMARK_TEMPLATE(BM_tensorops, float, true)->Name("cumprod/tensorops/f32")->Apply(sizes_and_axes);

@@ -1,5 +1,5 @@
 // Reduce benchmarks: every function on f32 at 64 KiB and 64 MiB over the contiguous axis, an outer axis and all
-// axes of a row-major [rows, 1024] tensor; SUM and MAX also for f64, f16 and i32, SUM and argmax for i8; argmax/argmin; beside a
+// axes of a row-major [rows, 1024] tensor; SUM and MAX also for f64, f16 and i32, SUM for bf16, SUM and argmax for i8; argmax/argmin; beside a
 // plain scalar loop and, when installed, Eigen Tensor and xtensor. Bytes counted: the input read; limit: read.
 // Narrow rows (widths 3, 8, 64 reduced over the contiguous axis): input read + output written.
 #include "harness.hpp"
@@ -211,6 +211,7 @@ const char* short_type() {
     if constexpr (std::is_same_v<T, float>) return "f32";
     else if constexpr (std::is_same_v<T, double>) return "f64";
     else if constexpr (std::is_same_v<T, tensorops::float16>) return "f16";
+    else if constexpr (std::is_same_v<T, tensorops::bfloat16>) return "bf16";
     else if constexpr (std::is_same_v<T, std::int8_t>) return "i8";
     else return "i32";
 }
@@ -241,6 +242,7 @@ const bool registered = [] {
                           reduce_function::multiply, reduce_function::argmax, reduce_function::argmin});
     register_type<double>({reduce_function::sum, reduce_function::max});
     register_type<tensorops::float16>({reduce_function::sum, reduce_function::max});
+    register_type<tensorops::bfloat16>({reduce_function::sum});
     register_type<std::int32_t>({reduce_function::sum, reduce_function::max});
     register_type<std::int8_t>({reduce_function::sum, reduce_function::argmax});  // argmax over the rows: two passes (8-bit lanes)
     for (layout l : {layout::contiguous, layout::outer, layout::all})

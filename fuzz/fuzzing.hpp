@@ -232,7 +232,10 @@ bool close(const T& got, long double expected, bool exact) {
         if (value == rounded) return true;
         if (exact) return false;
         if (std::isinf(value) || std::isinf(rounded)) return false;
-        const long double tolerance = std::is_same_v<T, double> ? 1e-12L : std::is_same_v<T, float> ? 1e-5L : 2e-3L;
+        const long double tolerance = std::is_same_v<T, double>  ? 1e-12L
+                                      : std::is_same_v<T, float> ? 1e-5L
+                                      : std::is_same_v<T, tensorops::bfloat16> ? 1.6e-2L  // two units of its 8 bits
+                                                                                : 2e-3L;
         return std::fabs(value - rounded) <= tolerance * std::max<long double>(1, std::fabs(rounded));
     }
 }

@@ -118,12 +118,12 @@ inline bool reduce_accepts(tensorops::reduce_function function, tensor_data_type
         case tensorops::reduce_function::average:
         case tensorops::reduce_function::l2:
         case tensorops::reduce_function::log_sum:
-        case tensorops::reduce_function::log_sum_exp: return in({float64, float32, float16});
+        case tensorops::reduce_function::log_sum_exp: return in({float64, float32, float16, bfloat16});
         case tensorops::reduce_function::l1:
         case tensorops::reduce_function::sum_square:
         case tensorops::reduce_function::multiply:
-        case tensorops::reduce_function::sum: return in({float64, float32, float16, int64, int32, uint64, uint32});
-        default: return in({float64, float32, float16, int64, int32, int16, int8, uint64, uint32, uint16, uint8});
+        case tensorops::reduce_function::sum: return in({float64, float32, float16, bfloat16, int64, int32, uint64, uint32});
+        default: return in({float64, float32, float16, bfloat16, int64, int32, int16, int8, uint64, uint32, uint16, uint8});
     }
 }
 

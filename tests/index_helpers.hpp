@@ -110,7 +110,7 @@ std::vector<std::int64_t> run_with_indices(index_kind kind, const std::vector<st
 /// Equal values, or both NaN (reductions: which NaN, and which of ±0, is unspecified).
 template <class T>
 bool same_value(const T& a, const T& b) {
-    if constexpr (std::is_same_v<T, float16> || std::is_floating_point_v<T>) {
+    if constexpr (is_16_bit_float<T> || std::is_floating_point_v<T>) {
         const auto x = static_cast<double>(a), y = static_cast<double>(b);
         return x == y || (std::isnan(x) && std::isnan(y));
     } else {
@@ -127,7 +127,7 @@ void check_elements(const std::vector<T>& actual, const std::vector<T>& expected
         const bool ok = exact ? same_bits(actual[i], expected[i]) : same_value(actual[i], expected[i]);
         if (!ok) {
             ++failures;
-            if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, float16>)
+            if constexpr (std::is_arithmetic_v<T> || is_16_bit_float<T>)
                 FAIL_CHECK("element " << i << ": got " << static_cast<double>(actual[i]) << ", expected " << static_cast<double>(expected[i]));
             else
                 FAIL_CHECK("element " << i << " differs");

@@ -145,7 +145,7 @@ guarded_buffer<T> random_tensor(test_rng& rng, const std::vector<std::size_t>& s
     guarded_buffer<T> buffer(sizes, tensorops_test::random_strides(rng, sizes, kind));
     std::vector<T> values(buffer.values().size());
     for (auto& v : values) {
-        if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, float16>) {
+        if constexpr (std::is_floating_point_v<T> || tensorops_test::is_16_bit_float<T>) {
             // Products of values near 1 neither overflow nor vanish; NaN now and then checks its propagation.
             v = near_one ? static_cast<T>(static_cast<float>(1.0 + rng.uniform_real(-1e-3, 1e-3))) : tensorops_test::random_value<T>(rng);
             if (rng.chance(1e-5)) v = std::numeric_limits<T>::quiet_NaN();
@@ -207,6 +207,9 @@ std::size_t check_same_for_every_executor(const std::vector<std::size_t>& sizes,
 }
 
 using parallel_types = std::tuple<double, float, float16, std::int32_t>;
+/// parallel_types and bfloat16: the determinism properties of each operator family (the tests of kernel edges keep
+/// parallel_types: bfloat16 runs float16's code paths).
+using parallel_types_with_bfloat16 = std::tuple<double, float, float16, tensorops::bfloat16, std::int32_t>;
 
 /// Whether the build has the vector kernels: the bands of rows and the chunks of one line belong to them, so a
 /// scalar build (TENSOROPS_NO_XSIMD) cuts fewer cases into pieces — with the same results.

@@ -2,7 +2,7 @@
 // loops over dense row-major tensors, in wide precision. They share no code with the library: a test that
 // compares the library with these compares two independent implementations of SEMANTICS.md.
 //
-// Precision: floating types (float16 included) are computed in long double; integers wrap exactly as
+// Precision: floating types (float16 and bfloat16 included) are computed in long double; integers wrap exactly as
 // SEMANTICS.md §4 says, computed in uint64_t; user-defined types are computed with their own operators.
 #pragma once
 
@@ -15,14 +15,20 @@
 #include <vector>
 
 #include <tensorops/core/element.hpp>
+#include <tensorops/core/bfloat16.hpp>
 #include <tensorops/core/float16.hpp>
 
 namespace tensorops_test::reference {
 
+using tensorops::bfloat16;
 using tensorops::float16;
 
+/// The 16-bit floating storage types (named here, not through the library's narrow_float concept).
 template <class T>
-inline constexpr bool is_floating = std::is_floating_point_v<T> || std::is_same_v<T, float16>;
+inline constexpr bool is_half_width_float = std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
+
+template <class T>
+inline constexpr bool is_floating = std::is_floating_point_v<T> || is_half_width_float<T>;
 
 /// The type a reference computes in for element type T.
 template <class T>
@@ -30,16 +36,16 @@ using wide_t = std::conditional_t<is_floating<T>, long double, T>;
 
 template <class T>
 wide_t<T> widen(const T& value) {
-    if constexpr (std::is_same_v<T, float16>) return static_cast<long double>(static_cast<float>(value));
+    if constexpr (is_half_width_float<T>) return static_cast<long double>(static_cast<float>(value));
     else if constexpr (is_floating<T>) return static_cast<long double>(value);
     else return value;
 }
 
-/// Rounds a reference-domain value back to T (float16 through double, since float16 has no long double
-/// constructor: a sum or product of two halves is exact in double, so this is one rounding).
+/// Rounds a reference-domain value back to T (float16 and bfloat16 through double, since they have no long double
+/// constructor: a sum or product of two such values is exact in double, or too far from a tie to round twice).
 template <class T>
 T narrow(const wide_t<T>& value) {
-    if constexpr (std::is_same_v<T, float16>) return T(static_cast<double>(value));
+    if constexpr (is_half_width_float<T>) return T(static_cast<double>(value));
     else return static_cast<T>(value);
 }
 

@@ -34,6 +34,7 @@
 
 namespace tensorops_test {
 
+using tensorops::bfloat16;
 using tensorops::float16;
 
 // ---------------------------------------------------------------------------------------------
@@ -68,14 +69,27 @@ constexpr std::size_t type_position = []<class... Types>(std::type_identity<std:
 // both signednesses among them: that build's compile time was the test run's largest share, and its instruction set
 // is tested with every type in clang-v3-san (each kernel's code differs by lane width and signedness, not by type).
 using floating_types = std::tuple<double, float, float16>;
+/// The 16-bit floating storage types: float16 and bfloat16.
+template <class T>
+inline constexpr bool is_16_bit_float = std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
+/// Floating types including bfloat16: the NaN, infinity and edge-value property tests.
+using floating_types_with_bfloat16 = std::tuple<double, float, float16, bfloat16>;
 #if defined(TENSOROPS_TEST_REPRESENTATIVE_TYPES) && TENSOROPS_TEST_REPRESENTATIVE_TYPES
 using integer_types = std::tuple<std::int8_t, std::uint16_t, std::int32_t, std::uint64_t>;
 using builtin_types = std::tuple<double, float, float16, std::int8_t, std::uint16_t, std::int32_t, std::uint64_t>;
+/// builtin_types and bfloat16: the random tests against the reference (shapes, layouts, axes, directions). The
+/// exhaustive sweeps keep builtin_types: bfloat16 takes float16's code paths (float lanes, one rounding per output),
+/// so a type adds its instantiations (compile time) more than coverage there.
+using random_test_types =
+    std::tuple<double, float, float16, bfloat16, std::int8_t, std::uint16_t, std::int32_t, std::uint64_t>;
 #else
 using integer_types = std::tuple<std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t,
                                  std::uint16_t, std::uint32_t, std::uint64_t>;
 using builtin_types = std::tuple<double, float, float16, std::int8_t, std::int16_t, std::int32_t,
                                  std::int64_t, std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t>;
+/// builtin_types and bfloat16: the random tests against the reference (see above).
+using random_test_types = std::tuple<double, float, float16, bfloat16, std::int8_t, std::int16_t, std::int32_t,
+                                     std::int64_t, std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t>;
 #endif
 
 template <class T>
@@ -83,6 +97,7 @@ constexpr std::string_view type_name() {
     if constexpr (std::is_same_v<T, double>) return "float64";
     else if constexpr (std::is_same_v<T, float>) return "float32";
     else if constexpr (std::is_same_v<T, float16>) return "float16";
+    else if constexpr (std::is_same_v<T, bfloat16>) return "bfloat16";
     else if constexpr (std::is_same_v<T, std::int8_t>) return "int8";
     else if constexpr (std::is_same_v<T, std::int16_t>) return "int16";
     else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
@@ -136,7 +151,7 @@ private:
 /// their whole range (or in [-8, 8] / [0, 16] when `small`: products and sums stay exact).
 template <class T>
 T random_value(test_rng& rng, bool small = false) {
-    if constexpr (std::is_same_v<T, float16> || std::is_floating_point_v<T>) {
+    if constexpr (is_16_bit_float<T> || std::is_floating_point_v<T>) {
         if (small) return static_cast<T>(static_cast<float>(rng.uniform<int>(-4, 4)));
         return static_cast<T>(rng.uniform_real(-1.0, 1.0));
     } else if (small) {

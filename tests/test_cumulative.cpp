@@ -171,7 +171,7 @@ TEST_CASE("cumulative: the ONNX CumSum examples and their CumProd counterparts")
     CHECK(compute_float(scan_operation::product, {2, 3}, m, {1, inc, false}) == v{1, 2, 6, 4, 20, 120});
 }
 
-TEMPLATE_LIST_TEST_CASE("cumulative: random shapes, layouts and axes against the reference", "", tensorops_test::builtin_types) {
+TEMPLATE_LIST_TEST_CASE("cumulative: random shapes, layouts and axes against the reference", "", tensorops_test::random_test_types) {
     using T = TestType;
     test_rng rng(std::string("cumulative random ") + std::string(tensorops_test::type_name<T>()));
     INFO(rng.describe());
@@ -423,7 +423,7 @@ TEST_CASE("cumulative: integers wrap around") {
     CHECK(extremes_out[1] == std::numeric_limits<std::int64_t>::max() - 2);  // (2^63 - 1)·3 ≡ 2^63 - 3 (mod 2^64)
 }
 
-TEMPLATE_LIST_TEST_CASE("cumulative: NaN and infinities flow through", "", tensorops_test::floating_types) {
+TEMPLATE_LIST_TEST_CASE("cumulative: NaN and infinities flow through", "", tensorops_test::floating_types_with_bfloat16) {
     using T = TestType;
     const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
     for (std::size_t n : {5u, 40u}) {  // the scalar tail and the vector loop

@@ -275,7 +275,7 @@ TEST_CASE("cumulative_max/min: integer identities, and a user type through the g
     CHECK((where[4] == 4 && where[3] == 4 && where[2] == 4 && where[1] == 4 && where[0] == 1));
 }
 
-TEMPLATE_LIST_TEST_CASE("cumulative_max/min: random shapes, layouts, axes, directions, in place, against the reference", "", tensorops_test::builtin_types) {
+TEMPLATE_LIST_TEST_CASE("cumulative_max/min: random shapes, layouts, axes, directions, in place, against the reference", "", tensorops_test::random_test_types) {
     using T = TestType;
     test_rng rng(std::string("cumulative extreme ") + std::string(tensorops_test::type_name<T>()));
     INFO(rng.describe());
@@ -424,7 +424,7 @@ TEST_CASE("cumulative_log_sum_exp: worked cases, infinities, NaN, no overflow") 
     CHECK(std::isfinite(y[3]));
 }
 
-TEMPLATE_LIST_TEST_CASE("cumulative_log_sum_exp: random shapes, layouts, lines long and short, against the reference", "", tensorops_test::floating_types) {
+TEMPLATE_LIST_TEST_CASE("cumulative_log_sum_exp: random shapes, layouts, lines long and short, against the reference", "", tensorops_test::floating_types_with_bfloat16) {
     using T = TestType;
     using C = simd::compute_t<T>;
     test_rng rng(std::string("cumulative log-sum-exp ") + std::string(tensorops_test::type_name<T>()));
@@ -559,7 +559,7 @@ TEST_CASE("cumulative extremes: empty tensors are a no-op") {
 }
 
 TEMPLATE_TEST_CASE("cumulative extremes: bit-identical on 1, 2, 3 and 7 threads (lines, long lines, rows, strips)", "[parallel]", double, float, float16,
-                   std::int32_t) {
+                   tensorops::bfloat16, std::int32_t) {
     using T = TestType;
     test_rng rng(std::string("parallel cumulative extreme ") + std::string(tensorops_test::type_name<T>()));
     INFO(rng.describe());

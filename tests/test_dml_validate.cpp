@@ -78,6 +78,40 @@ TEST_CASE("dml: data types, reduce functions and axis directions have DirectML's
     expect_error([] { visit_index_type(type::int16, []<class T>(std::type_identity<T>) {}); }, "dml", "data_type");
 }
 
+TEST_CASE("dml: BFLOAT16 is an extension data type outside DirectML's values, accepted wherever FLOAT16 is") {
+    STATIC_REQUIRE(static_cast<std::uint32_t>(type::bfloat16) >= 0x8000'0000u);  // DirectML's values count up from 0
+    STATIC_REQUIRE(data_type_of<tensorops::bfloat16> == type::bfloat16);
+    CHECK((is_known(type::bfloat16) && element_size(type::bfloat16) == 2 && data_type_name(type::bfloat16) == "BFLOAT16"));
+    for (const std::uint32_t near : {0x8000'0000u, 0x8000'0002u, 0x0000'0001u | 0x4000'0000u, 13u, u32_max}) {
+        CHECK_FALSE(is_known(static_cast<type>(near)));
+        CHECK(element_size(static_cast<type>(near)) == 0);
+        CHECK(data_type_name(static_cast<type>(near)) == "INVALID");
+    }
+    CHECK(visit_data_type(type::bfloat16, []<class T>(std::type_identity<T>) { return data_type_of<T>; }) == type::bfloat16);
+    CHECK(types::all.contains(type::bfloat16));
+    CHECK_FALSE(types::index.contains(type::bfloat16));
+    CHECK(data_type_set{type::float16, type::bfloat16}.describe() == "FLOAT16, BFLOAT16");
+    CHECK(calc_buffer_tensor_size({type::bfloat16, 0, nullptr, nullptr, 0, 0}) == 4);
+    // A mismatch names both types; a value type as an argmax output or a scatter index is rejected.
+    dml_tensor x(type::bfloat16, {2, 3}), y(type::float16, {2, 3}), indices(type::bfloat16, {1, 1}), updates(type::bfloat16, {1, 3});
+    const std::string rule = expect_error([&] { validate(cumulative_summation_operator_desc{x.desc(), y.desc(), 1}); }, "dml::cumulative_summation",
+                                          "output_tensor.data_type");
+    CHECK(rule.find("is FLOAT16 but input_tensor.data_type is BFLOAT16") != std::string::npos);
+    const std::uint32_t axes[] = {1};
+    dml_tensor reduced(type::bfloat16, {2, 1});
+    expect_error([&] { validate(argmax_operator_desc{x.desc(), reduced.desc(), 1, axes}); }, "dml::argmax", "output_tensor.data_type");
+    expect_error([&] { validate(scatter_nd_operator_desc{x.desc(), indices.desc(), updates.desc(), x.desc(), 2, 2}); }, "dml::scatter_nd",
+                 "indices_tensor.data_type");
+    // Executed: the typed operator's bits (the random descriptors of test_dml_execute.cpp cover every operator).
+    dml_tensor out(type::bfloat16, {2, 3});
+    x.assign(std::vector<tensorops::bfloat16>{tensorops::bfloat16(1.0f), tensorops::bfloat16(256.0f), tensorops::bfloat16(1.0f),
+                                              tensorops::bfloat16(0.5f), tensorops::bfloat16(-2.0f), tensorops::bfloat16(3.0f)});
+    dml_test::run(cumulative_summation_operator_desc{x.desc(), out.desc(), 1}, x.data(), out.data());
+    const auto sums = out.values<tensorops::bfloat16>();
+    // 1 + 256 = 257 is output as 256 (a tie, to even); the float carry then gives 258, where a bfloat16 one gives 256.
+    CHECK((float(sums[1]) == 256.0f && float(sums[2]) == 258.0f && float(sums[5]) == 1.5f));
+}
+
 // ---------------------------------------------------------------------------------------------
 // calc_buffer_tensor_size
 
@@ -370,13 +404,14 @@ TEST_CASE("dml rule: reduce output rank equal, size 1 on reduced axes, input siz
     expect_error([&] { r.run(); }, "dml::reduce", "output_tensor.sizes");
 }
 
-TEST_CASE("dml rule: reduce data types follow DirectML's table per function, FLOAT64 added") {
+TEST_CASE("dml rule: reduce data types follow DirectML's table per function, FLOAT64 added, BFLOAT16 beside FLOAT16") {
     const std::uint32_t axes[] = {1};
+    std::vector<type> input_types{type::bfloat16};
+    for (std::uint32_t t = 1; t <= 11; ++t) input_types.push_back(static_cast<type>(t));
     for (int f = 0; f < 12; ++f) {
         const auto function = static_cast<reduce_function>(f);
         const bool arg = function == reduce_function::argmax || function == reduce_function::argmin;
-        for (std::uint32_t t = 1; t <= 11; ++t) {
-            const auto input_type = static_cast<type>(t);
+        for (const type input_type : input_types) {
             dml_tensor x(input_type, {2, 4}), y(arg ? type::int64 : input_type, {2, 1});
             const reduce_operator_desc desc{function, x.desc(), y.desc(), 1, axes};
             INFO("function " << f << ", input " << data_type_name(input_type));

@@ -40,11 +40,21 @@ TEST_CASE("element: classification of built-in types") {
     STATIC_REQUIRE_FALSE(builtin_element<mod7>);
     STATIC_REQUIRE(builtin_floating<float16>);
     STATIC_REQUIRE_FALSE(builtin_floating<std::int32_t>);
+    STATIC_REQUIRE(builtin_element<bfloat16>);
+    STATIC_REQUIRE(builtin_floating<bfloat16>);
+    STATIC_REQUIRE(narrow_float<bfloat16>);
+    STATIC_REQUIRE(narrow_float<float16>);
+    STATIC_REQUIRE_FALSE(narrow_float<float>);
+    STATIC_REQUIRE_FALSE(narrow_float<std::uint16_t>);
+    STATIC_REQUIRE_FALSE(narrow_float<mod7>);
 }
 
 TEST_CASE("element: accumulator types follow the numeric policy") {
     STATIC_REQUIRE(std::is_same_v<accumulator_t<float16>, float>);
     STATIC_REQUIRE(std::is_same_v<accumulator_t<float16, accumulation::ordering>, float>);
+    STATIC_REQUIRE(std::is_same_v<accumulator_t<bfloat16>, float>);
+    STATIC_REQUIRE(std::is_same_v<accumulator_t<bfloat16, accumulation::ordering>, float>);
+    STATIC_REQUIRE(std::is_same_v<simd::compute_t<bfloat16>, float>);
     STATIC_REQUIRE(std::is_same_v<accumulator_t<float>, float>);
     STATIC_REQUIRE(std::is_same_v<accumulator_t<double>, double>);
     STATIC_REQUIRE(std::is_same_v<accumulator_t<std::int32_t>, std::uint32_t>);

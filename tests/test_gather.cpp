@@ -101,7 +101,7 @@ TEST_CASE("gather_nd: the ONNX GatherND examples", "[gather]") {
 }
 
 TEMPLATE_LIST_TEST_CASE("gather_nd: random shapes, layouts, index types and batch_dims against the reference", "[gather]",
-                        tensorops_test::builtin_types) {
+                        tensorops_test::random_test_types) {
     using T = TestType;
     test_rng rng("gather random " + std::string(tt::type_name<T>()));
     INFO(rng.describe());

@@ -163,7 +163,7 @@ TEST_CASE("executors: an exception thrown by a user's scan operation propagates 
 // ---------------------------------------------------------------------------------------------
 // Bit-identical results.
 
-TEMPLATE_LIST_TEST_CASE("parallel cumulative sum/product: bit-identical to sequential for every thread count", "[parallel]", parallel_types) {
+TEMPLATE_LIST_TEST_CASE("parallel cumulative sum/product: bit-identical to sequential for every thread count", "[parallel]", parallel_types_with_bfloat16) {
     using T = TestType;
     test_rng rng(std::string("parallel cumulative ") + std::string(tensorops_test::type_name<T>()));
     INFO(rng.describe());
@@ -334,7 +334,7 @@ TEMPLATE_LIST_TEST_CASE("parallel cumulative over few long scans: the fixed bloc
     }
 }
 
-TEMPLATE_LIST_TEST_CASE("parallel scatter_nd / gather_nd: bit-identical to sequential for every thread count", "[parallel]", parallel_types) {
+TEMPLATE_LIST_TEST_CASE("parallel scatter_nd / gather_nd: bit-identical to sequential for every thread count", "[parallel]", parallel_types_with_bfloat16) {
     using T = TestType;
     test_rng rng(std::string("parallel scatter ") + std::string(tensorops_test::type_name<T>()));
     INFO(rng.describe());

@@ -40,7 +40,7 @@ TEST_CASE("executors: small reductions never reach the executor; an executor's o
 // ---------------------------------------------------------------------------------------------
 // Bit-identical results.
 
-TEMPLATE_LIST_TEST_CASE("parallel reduce: bit-identical to sequential for every thread count", "[parallel]", parallel_types) {
+TEMPLATE_LIST_TEST_CASE("parallel reduce: bit-identical to sequential for every thread count", "[parallel]", parallel_types_with_bfloat16) {
     using T = TestType;
     test_rng rng(std::string("parallel reduce ") + std::string(tensorops_test::type_name<T>()));
     INFO(rng.describe());
@@ -99,7 +99,7 @@ TEMPLATE_LIST_TEST_CASE("parallel reduce of short rows: every row as the whole c
     }
 }
 
-TEMPLATE_LIST_TEST_CASE("parallel argmax/argmin: bit-identical to sequential for every thread count", "[parallel]", parallel_types) {
+TEMPLATE_LIST_TEST_CASE("parallel argmax/argmin: bit-identical to sequential for every thread count", "[parallel]", parallel_types_with_bfloat16) {
     using T = TestType;
     test_rng rng(std::string("parallel argmax ") + std::string(tensorops_test::type_name<T>()));
     INFO(rng.describe());

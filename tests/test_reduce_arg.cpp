@@ -34,7 +34,7 @@ void arg_extreme(tensorops::thread_pool* pool, bool maximum, const tensor_view<c
     }
 }
 
-TEMPLATE_LIST_TEST_CASE("reduce: argmax and argmin, random, against the reference", "", tensorops_test::builtin_types) {
+TEMPLATE_LIST_TEST_CASE("reduce: argmax and argmin, random, against the reference", "", tensorops_test::random_test_types) {
     using T = TestType;
     test_rng rng(std::string("arg reduce random ") + std::string(tensorops_test::type_name<T>()));
     INFO(rng.describe());
@@ -355,7 +355,7 @@ TEMPLATE_LIST_TEST_CASE("reduce: argmax/argmin of narrow rows back to back (the 
 }
 
 TEMPLATE_LIST_TEST_CASE("reduce: NaN in every position propagates through MAX and MIN and wins ARGMAX/ARGMIN", "",
-                        tensorops_test::floating_types) {
+                        tensorops_test::floating_types_with_bfloat16) {
     using T = TestType;
     const float nan = std::numeric_limits<float>::quiet_NaN();
     for (std::size_t n : {1u, 7u, 8u, 9u, 33u, 70u, 200u, 301u}) {

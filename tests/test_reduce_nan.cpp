@@ -62,7 +62,7 @@ bool is_positive_quiet_nan(const T& value) {
 }  // namespace reduce_nan_tests
 
 TEMPLATE_TEST_CASE("reduce: every NaN result is the positive quiet NaN, the same bits on every executor", "", float, double,
-                   float16) {
+                   float16, bfloat16) {
     using namespace reduce_nan_tests;
     using T = TestType;
     test_rng rng(std::string("reduce NaN results ") + std::string(tensorops_test::type_name<T>()));

@@ -24,7 +24,7 @@ using tensorops_test::guarded_buffer;
 using tensorops_test::test_rng;
 namespace ref = tensorops_test::reference;
 
-TEMPLATE_LIST_TEST_CASE("reduce: random shapes, axes and layouts against the reference", "", tensorops_test::builtin_types) {
+TEMPLATE_LIST_TEST_CASE("reduce: random shapes, axes and layouts against the reference", "", tensorops_test::random_test_types) {
     using T = TestType;
     test_rng rng(std::string("reduce random ") + std::string(tensorops_test::type_name<T>()));
     INFO(rng.describe());

@@ -173,7 +173,7 @@ TEST_CASE("scatter_nd: the ONNX ScatterND examples", "[scatter]") {
 }
 
 TEMPLATE_LIST_TEST_CASE("scatter_nd: random shapes, layouts, index types and reductions against the reference", "[scatter]",
-                        tensorops_test::builtin_types) {
+                        tensorops_test::random_test_types) {
     using T = TestType;
     test_rng rng("scatter random " + std::string(tt::type_name<T>()));
     INFO(rng.describe());
@@ -260,7 +260,7 @@ TEST_CASE("scatter_nd: duplicates resolve in row-major order of the index array,
     CHECK(sum[0] == 1.0f);
 }
 
-TEMPLATE_LIST_TEST_CASE("scatter_nd: max and min propagate NaN from the element or any update", "[scatter]", tensorops_test::floating_types) {
+TEMPLATE_LIST_TEST_CASE("scatter_nd: max and min propagate NaN from the element or any update", "[scatter]", tensorops_test::floating_types_with_bfloat16) {
     using T = TestType;
     const float nan = std::numeric_limits<float>::quiet_NaN();
     for (scatter_reduction reduction : {scatter_reduction::max, scatter_reduction::min}) {

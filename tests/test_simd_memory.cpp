@@ -72,19 +72,22 @@ TEST_CASE("simd: register width matches the build") {
 #if defined(__AVX512BW__)
     STATIC_REQUIRE(W<float> == 16);
     STATIC_REQUIRE(W<float16> == 16);
+    STATIC_REQUIRE(W<bfloat16> == 16);
     STATIC_REQUIRE(W<std::int8_t> == 64);
 #elif defined(__AVX2__)
     STATIC_REQUIRE(W<float> == 8);
     STATIC_REQUIRE(W<float16> == 8);
+    STATIC_REQUIRE(W<bfloat16> == 8);
     STATIC_REQUIRE(W<std::int8_t> == 32);
 #elif defined(__SSE2__)
     STATIC_REQUIRE(W<float> == 4);
     STATIC_REQUIRE(W<double> == 2);
+    STATIC_REQUIRE(W<bfloat16> == 4);
 #endif
 #endif
 }
 
-TEMPLATE_LIST_TEST_CASE("simd: load and store at every misalignment", "", tensorops_test::builtin_types) {
+TEMPLATE_LIST_TEST_CASE("simd: load and store at every misalignment", "", tensorops_test::random_test_types) {
     using T = TestType;
     test_rng rng("simd load/store");
     INFO(rng.describe());
@@ -117,7 +120,7 @@ TEST_CASE("simd: float16 stores round each lane once, to nearest even") {
     }
 }
 
-TEMPLATE_LIST_TEST_CASE("simd: partial loads and stores touch only their elements", "", tensorops_test::builtin_types) {
+TEMPLATE_LIST_TEST_CASE("simd: partial loads and stores touch only their elements", "", tensorops_test::random_test_types) {
     using T = TestType;
     test_rng rng("simd partial");
     INFO(rng.describe());
@@ -142,7 +145,7 @@ TEMPLATE_LIST_TEST_CASE("simd: partial loads and stores touch only their element
 }
 
 #if TENSOROPS_TEST_HAS_PAGE_GUARD
-TEMPLATE_LIST_TEST_CASE("simd: a partial load ending at a page's end reads nothing past it", "", tensorops_test::builtin_types) {
+TEMPLATE_LIST_TEST_CASE("simd: a partial load ending at a page's end reads nothing past it", "", tensorops_test::random_test_types) {
     using T = TestType;
     tensorops_test::page_end_array<T> page_end(W<T>);  // the page after it faults when read
     for (std::size_t i = 0; i < W<T>; ++i) page_end.data()[i] = static_cast<T>(static_cast<C<T>>(i % 5 + 1));

@@ -1,6 +1,7 @@
 // tensorops/tensorops.hpp — the public API in one include.
 //
-// Element types: float16 (core/float16.hpp) and the concepts and identities of core/element.hpp.
+// Element types: float16 (core/float16.hpp), bfloat16 (core/bfloat16.hpp) and the concepts and identities of
+// core/element.hpp.
 // Views: tensor_view<T> (core/tensor_view.hpp). Errors: tensorops::error (core/error.hpp).
 // Operators: cumulative_sum, cumulative_product, cumulative_scan (ops/cumulative.hpp); cumulative_max, cumulative_min
 // (with or without indices) and cumulative_log_sum_exp (ops/cumulative_extreme.hpp); reduce (ops/reduce.hpp);
@@ -15,6 +16,7 @@
 
 #include "core/language.hpp"  // first: a clear #error below C++20
 
+#include "core/bfloat16.hpp"
 #include "core/element.hpp"
 #include "core/error.hpp"
 #include "core/float16.hpp"

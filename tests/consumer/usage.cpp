@@ -1,5 +1,5 @@
 // A strict consumer: the README's usage example, verbatim (as readme_example), and a call of every operator on the
-// types whose kernels differ (float, float16, int32, on a thread_pool too), compiled with a demanding consumer's
+// types whose kernels differ (float, float16, bfloat16, int32, on a thread_pool too), compiled with a demanding consumer's
 // warnings as errors (-Wall -Wextra -Wpedantic -Wshadow -Werror: tests/CMakeLists.txt) at the build's instruction
 // set, and at baseline x86-64 beside it. Keep readme_example identical to the README's block.
 #include <tensorops/tensorops.hpp>
@@ -81,7 +81,8 @@ int every_operator(tensorops::thread_pool& pool) {
 
 int main() {
     tensorops::thread_pool pool(2);
-    const int failures = readme_example() + every_operator<float>(pool) + every_operator<tensorops::float16>(pool) + every_operator<std::int32_t>(pool);
+    const int failures = readme_example() + every_operator<float>(pool) + every_operator<tensorops::float16>(pool) +
+                         every_operator<tensorops::bfloat16>(pool) + every_operator<std::int32_t>(pool);
     std::printf("strict consumer: %s\n", failures == 0 ? "ok" : "FAILED");
     return failures == 0 ? 0 : 1;
 }

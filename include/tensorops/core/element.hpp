@@ -1,6 +1,6 @@
 // tensorops/core/element.hpp — what an element type must offer, how it accumulates, and its identities.
 //
-// Built-in element types (float64, float32, float16 and the eight fixed-width integers) take the SIMD
+// Built-in element types (float64, float32, float16, bfloat16 and the eight fixed-width integers) take the SIMD
 // paths. Any other type works on the generic (strided scalar) path when it models the concept an operator
 // names: `additive` for sums, `multiplicative` for products, `totally_ordered_element` for min/max/argmax.
 // Identities are a customisation point: specialise `tensorops::element_identity<T>` for a type that is not
@@ -12,7 +12,9 @@
 #include <limits>
 #include <type_traits>
 
+#include "bfloat16.hpp"
 #include "float16.hpp"
+#include "narrow_float.hpp"
 
 namespace tensorops {
 
@@ -27,9 +29,10 @@ concept fixed_width_integer =
     std::same_as<T, std::int64_t> || std::same_as<T, std::uint8_t> || std::same_as<T, std::uint16_t> ||
     std::same_as<T, std::uint32_t> || std::same_as<T, std::uint64_t>;
 
-/// IEEE binary floating types the library vectorises: double, float and float16.
+/// Binary floating types the library vectorises: double, float and the narrow floats (float16, bfloat16), which are
+/// computed in float.
 template <class T>
-concept builtin_floating = std::same_as<T, double> || std::same_as<T, float> || std::same_as<T, float16>;
+concept builtin_floating = std::same_as<T, double> || std::same_as<T, float> || narrow_float<T>;
 
 /// Element types with a SIMD path.
 template <class T>
@@ -105,8 +108,8 @@ template <class T, accumulation Kind>
 struct accumulator_of {
     using type = T;  // user types and float/double accumulate in themselves
 };
-template <accumulation Kind>
-struct accumulator_of<float16, Kind> {
+template <narrow_float T, accumulation Kind>
+struct accumulator_of<T, Kind> {
     using type = float;  // one rounding per output (SEMANTICS.md §4)
 };
 template <fixed_width_integer T>
@@ -119,7 +122,7 @@ struct accumulator_of<T, accumulation::arithmetic> {
 }  // namespace detail
 
 /// The type a kernel carries while combining elements of type T for the given purpose:
-/// float16 → float; fixed-width integers → their unsigned type, at least unsigned int (arithmetic: `+` and
+/// float16, bfloat16 → float; fixed-width integers → their unsigned type, at least unsigned int (arithmetic: `+` and
 /// `*` on it are defined for every value and wrap), or themselves (ordering);
 /// float, double and user types → themselves.
 template <class T, accumulation Kind = accumulation::arithmetic>
@@ -150,7 +153,7 @@ constexpr accumulator_t<T, Kind> to_accumulator(const T& value) {
     return static_cast<accumulator_t<T, Kind>>(value);
 }
 
-/// Converts an accumulator back to the element type: one rounding for float16, modular for integers
+/// Converts an accumulator back to the element type: one rounding for float16 and bfloat16, modular for integers
 /// (C++20 defines unsigned → signed conversion as two's complement).
 template <class T, class Accumulator>
 constexpr T from_accumulator(const Accumulator& value) {

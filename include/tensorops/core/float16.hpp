@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "../simd/x86/f16c.hpp"
+#include "narrow_float.hpp"
 
 namespace tensorops {
 
@@ -26,66 +27,18 @@ namespace detail {
 inline constexpr std::uint16_t half_sign_mask = 0x8000;
 inline constexpr std::uint16_t half_exponent_mask = 0x7C00;  // also the bits of +infinity
 inline constexpr std::uint16_t half_fraction_mask = 0x03FF;
-inline constexpr std::uint16_t half_quiet_bit = 0x0200;
 inline constexpr int half_fraction_bits = 10;
 inline constexpr int half_exponent_bias = 15;
 
-/// Shifts `value` right by `shift` (1 ≤ shift ≤ 63), rounding the discarded bits to nearest, ties to
-/// the even result.
-constexpr std::uint64_t shift_right_round_even(std::uint64_t value, int shift) noexcept {
-    const std::uint64_t kept = value >> shift;
-    const std::uint64_t discarded = value & ((std::uint64_t{1} << shift) - 1);
-    const std::uint64_t halfway = std::uint64_t{1} << (shift - 1);
-    const bool round_up = discarded > halfway || (discarded == halfway && (kept & 1) != 0);
-    return kept + (round_up ? 1 : 0);
-}
-
-/// Rounds a binary floating-point number of any wider format to half bits, given its fields:
-/// `FractionBits` fraction bits, exponent `Bias`, and the raw `sign`, `biased_exponent`, `fraction`.
-///
-/// Algorithm. Non-finite inputs: infinity maps to infinity; NaN keeps its sign and the top 10 fraction
-/// bits with the quiet bit forced on (so a signalling NaN whose payload sits in low bits does not turn
-/// into infinity). Finite inputs: the value is significand × 2^(e − FractionBits) with the implicit bit
-/// restored and e the unbiased exponent. The half format spaces its values 2^(E − 10) apart, where
-/// E = max(e, −14) (below −14 all halves are subnormal with spacing 2^−24). Shifting the significand
-/// right by FractionBits − 10 + (E − e) with ties-to-even rounding gives an integer r; the half bits are
-/// ((E + 14) << 10) + r. For normal results r ∈ [1024, 2048] carries its implicit bit into the exponent
-/// field, so r == 2048 moves up one binade, 65520 and above carry into the infinity pattern 0x7C00, and a
-/// subnormal result that rounds to r == 1024 becomes the smallest normal. Values below 2^−25 (half of the
-/// smallest subnormal) round to a signed zero; this includes every subnormal of the wider format.
-template <int FractionBits, int Bias>
-constexpr std::uint16_t round_fields_to_half_bits(bool sign, int biased_exponent, std::uint64_t fraction) noexcept {
-    static_assert(FractionBits > half_fraction_bits && FractionBits + 2 < 64);
-    const std::uint16_t sign_bit = sign ? half_sign_mask : 0;
-    const int all_ones_exponent = 2 * Bias + 1;
-    if (biased_exponent == all_ones_exponent) {
-        if (fraction == 0) return sign_bit | half_exponent_mask;
-        const auto top_fraction = static_cast<std::uint16_t>(fraction >> (FractionBits - half_fraction_bits));
-        return sign_bit | half_exponent_mask | half_quiet_bit | top_fraction;
-    }
-    const int exponent = biased_exponent - Bias;
-    if (biased_exponent == 0 || exponent < -25) return sign_bit;              // |x| < 2^-25: rounds to ±0
-    if (exponent > half_exponent_bias) return sign_bit | half_exponent_mask;  // |x| ≥ 2^16: overflow
-    const std::uint64_t significand = fraction | (std::uint64_t{1} << FractionBits);
-    const int half_exponent = exponent < -14 ? -14 : exponent;
-    const int shift = FractionBits - half_fraction_bits + (half_exponent - exponent);
-    const std::uint64_t rounded = shift_right_round_even(significand, shift);
-    const auto exponent_field = static_cast<std::uint64_t>(half_exponent + 14) << half_fraction_bits;
-    return static_cast<std::uint16_t>(sign_bit | (exponent_field + rounded));
-}
-
 /// float → half bits, round to nearest even, without hardware support; usable in constant evaluation.
+/// (round_fields_to_narrow_bits, narrow_float.hpp: its algorithm comment.)
 constexpr std::uint16_t float_to_half_bits_portable(float value) noexcept {
-    const auto bits = std::bit_cast<std::uint32_t>(value);
-    return round_fields_to_half_bits<23, 127>((bits >> 31) != 0, static_cast<int>((bits >> 23) & 0xFF),
-                                              bits & 0x7FFFFF);
+    return round_float_to_narrow_bits<binary16_format>(std::bit_cast<std::uint32_t>(value));
 }
 
 /// double → half bits, rounded once, directly from the double (never through float).
 constexpr std::uint16_t double_to_half_bits(double value) noexcept {
-    const auto bits = std::bit_cast<std::uint64_t>(value);
-    return round_fields_to_half_bits<52, 1023>((bits >> 63) != 0, static_cast<int>((bits >> 52) & 0x7FF),
-                                               bits & 0xFFFFFFFFFFFFF);
+    return round_double_to_narrow_bits<binary16_format>(std::bit_cast<std::uint64_t>(value));
 }
 
 /// half bits → float, exact, without hardware support; usable in constant evaluation.
@@ -196,6 +149,10 @@ private:
 
 static_assert(sizeof(float16) == 2 && std::is_trivially_copyable_v<float16> && std::is_standard_layout_v<float16>);
 static_assert(std::is_trivially_default_constructible_v<float16>);
+
+/// float16 is one of the library's two narrow floating types (narrow_float.hpp).
+template <>
+inline constexpr bool enable_narrow_float<float16> = true;
 
 /// True for every NaN encoding (exponent all ones, fraction non-zero).
 constexpr bool isnan(float16 x) noexcept {

@@ -1,5 +1,5 @@
 // tensorops/dml/descriptors.hpp — the runtime-typed vocabulary of tensorops::dml: DirectML's data-type enum
-// (same numeric values), its buffer tensor and operator descriptors field for field (snake_case), and the one
+// (same numeric values; plus bfloat16, an extension of tensorops outside DirectML's range), its buffer tensor and operator descriptors field for field (snake_case), and the one
 // place where a run-time data type becomes a C++ type (visit_data_type / visit_index_type).
 //
 // The structures are plain aggregates: they hold pointers the caller owns (sizes, strides, axes, the nested
@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "../core/error.hpp"
+#include "../core/bfloat16.hpp"
 #include "../core/float16.hpp"
 #include "../ops/arguments.hpp"
 #include "../ops/reduce.hpp"
@@ -25,8 +26,8 @@ namespace tensorops::dml {
 // ---------------------------------------------------------------------------------------------
 // Data types.
 
-/// DML_TENSOR_DATA_TYPE, with DirectML's numeric values. `unknown` (0) and any value above int64 (11) are
-/// invalid in every descriptor.
+/// DML_TENSOR_DATA_TYPE, with DirectML's numeric values, and bfloat16, an extension of tensorops. `unknown` (0) and
+/// any other value are invalid in every descriptor.
 enum class tensor_data_type : std::uint32_t {
     unknown = 0,
     float32 = 1,
@@ -40,37 +41,57 @@ enum class tensor_data_type : std::uint32_t {
     float64 = 9,
     uint64 = 10,
     int64 = 11,
+    /// bfloat16 (core/bfloat16.hpp): an extension of tensorops — DirectML has no such data type (its floating types
+    /// stop at FLOAT16). The value has the top bit set, which DirectML's enumerators, numbered upward from 0, do not
+    /// reach: it cannot collide with a type DirectML adds later. Accepted wherever FLOAT16 is.
+    bfloat16 = 0x8000'0001,
 };
 
-/// Number of valid enumerators plus one (the enum's values are 0 … 11).
+/// One past DirectML's data types that tensorops knows (1 … 11; the extension bfloat16 lies outside this range).
 inline constexpr std::uint32_t data_type_count = 12;
 
-/// True for float32 … int64; false for `unknown` and for values outside the enum.
-[[nodiscard]] constexpr bool is_known(tensor_data_type type) noexcept {
+namespace detail {
+/// The row of `type` in the tables below: DirectML's values as themselves (1 … 11), the extension after them
+/// (bfloat16: 12); 0 for `unknown` and for values outside the enum.
+[[nodiscard]] constexpr std::uint32_t data_type_row(tensor_data_type type) noexcept {
     const auto value = static_cast<std::uint32_t>(type);
-    return value >= 1 && value < data_type_count;
+    if (value < data_type_count) return value;
+    return type == tensor_data_type::bfloat16 ? data_type_count : 0;
 }
+/// Rows of the tables: unknown, DirectML's eleven, bfloat16.
+inline constexpr std::uint32_t data_type_rows = data_type_count + 1;
+/// The data type of each row.
+inline constexpr tensor_data_type data_type_of_row[data_type_rows] = {
+    tensor_data_type::unknown, tensor_data_type::float32, tensor_data_type::float16, tensor_data_type::uint32, tensor_data_type::uint16,
+    tensor_data_type::uint8,   tensor_data_type::int32,   tensor_data_type::int16,   tensor_data_type::int8,   tensor_data_type::float64,
+    tensor_data_type::uint64,  tensor_data_type::int64,   tensor_data_type::bfloat16};
+}  // namespace detail
+
+/// True for float32 … int64 and bfloat16; false for `unknown` and for values outside the enum.
+[[nodiscard]] constexpr bool is_known(tensor_data_type type) noexcept { return detail::data_type_row(type) != 0; }
 
 /// Size in bytes of one element of `type`; 0 for `unknown` and for values outside the enum.
 [[nodiscard]] constexpr std::uint32_t element_size(tensor_data_type type) noexcept {
-    constexpr std::uint32_t sizes[data_type_count] = {0, 4, 2, 4, 2, 1, 4, 2, 1, 8, 8, 8};
-    return is_known(type) ? sizes[static_cast<std::uint32_t>(type)] : 0;
+    constexpr std::uint32_t sizes[detail::data_type_rows] = {0, 4, 2, 4, 2, 1, 4, 2, 1, 8, 8, 8, 2};
+    return sizes[detail::data_type_row(type)];
 }
 
-/// DirectML's name of `type` without the prefix ("FLOAT32", "INT64", …); "UNKNOWN" for 0, "INVALID" beyond 11.
+/// DirectML's name of `type` without the prefix ("FLOAT32", "INT64", …), "BFLOAT16" for the extension; "UNKNOWN"
+/// for 0, "INVALID" for values outside the enum.
 [[nodiscard]] constexpr std::string_view data_type_name(tensor_data_type type) noexcept {
-    constexpr std::string_view names[data_type_count] = {"UNKNOWN", "FLOAT32", "FLOAT16", "UINT32", "UINT16", "UINT8",
-                                                         "INT32",   "INT16",   "INT8",    "FLOAT64", "UINT64", "INT64"};
-    const auto value = static_cast<std::uint32_t>(type);
-    return value < data_type_count ? names[value] : "INVALID";
+    constexpr std::string_view names[detail::data_type_rows] = {"UNKNOWN", "FLOAT32", "FLOAT16", "UINT32", "UINT16", "UINT8",   "INT32",
+                                                                "INT16",   "INT8",    "FLOAT64", "UINT64", "INT64",  "BFLOAT16"};
+    if (type == tensor_data_type::unknown) return names[0];
+    return is_known(type) ? names[detail::data_type_row(type)] : "INVALID";
 }
 
-/// The data type of a built-in element type (float64/32/16 and the eight fixed-width integers).
+/// The data type of a built-in element type (float64/32/16, bfloat16 and the eight fixed-width integers).
 template <class T>
 inline constexpr tensor_data_type data_type_of = [] {
     if constexpr (std::is_same_v<T, double>) return tensor_data_type::float64;
     else if constexpr (std::is_same_v<T, float>) return tensor_data_type::float32;
     else if constexpr (std::is_same_v<T, tensorops::float16>) return tensor_data_type::float16;
+    else if constexpr (std::is_same_v<T, tensorops::bfloat16>) return tensor_data_type::bfloat16;
     else if constexpr (std::is_same_v<T, std::int8_t>) return tensor_data_type::int8;
     else if constexpr (std::is_same_v<T, std::int16_t>) return tensor_data_type::int16;
     else if constexpr (std::is_same_v<T, std::int32_t>) return tensor_data_type::int32;
@@ -82,7 +103,7 @@ inline constexpr tensor_data_type data_type_of = [] {
     else return tensor_data_type::unknown;
 }();
 
-/// A set of data types, one bit per enumerator value.
+/// A set of data types, one bit per known data type (its row in descriptors.hpp's tables).
 class data_type_set {
 public:
     constexpr data_type_set() noexcept = default;
@@ -95,25 +116,25 @@ public:
         out.bits_ = bits_ | other.bits_;
         return out;
     }
-    /// "FLOAT32, FLOAT16, …" in enum order.
+    /// "FLOAT32, FLOAT16, …" in enum order, the extension BFLOAT16 last.
     [[nodiscard]] std::string describe() const {
         std::string text;
-        for (std::uint32_t value = 1; value < data_type_count; ++value)
-            if (bits_ & (1u << value)) text.append(text.empty() ? "" : ", ").append(data_type_name(static_cast<tensor_data_type>(value)));
+        for (std::uint32_t row = 1; row < detail::data_type_rows; ++row)
+            if (bits_ & (1u << row)) text.append(text.empty() ? "" : ", ").append(data_type_name(detail::data_type_of_row[row]));
         return text.empty() ? std::string("none") : text;
     }
 
 private:
     static constexpr std::uint32_t bit(tensor_data_type type) noexcept {
-        return is_known(type) ? 1u << static_cast<std::uint32_t>(type) : 0u;
+        return is_known(type) ? 1u << detail::data_type_row(type) : 0u;
     }
     std::uint32_t bits_ = 0;
 };
 
 namespace types {
 using enum tensor_data_type;
-/// Every known data type.
-inline constexpr data_type_set all{float64, float32, float16, int64, int32, int16, int8, uint64, uint32, uint16, uint8};
+/// Every known data type (DirectML's eleven and the extension bfloat16).
+inline constexpr data_type_set all{float64, float32, float16, bfloat16, int64, int32, int16, int8, uint64, uint32, uint16, uint8};
 /// The index types of argmax/argmin outputs and scatter-ND indices.
 inline constexpr data_type_set index{int64, int32, uint64, uint32};
 }  // namespace types
@@ -122,8 +143,8 @@ inline constexpr data_type_set index{int64, int32, uint64, uint32};
 // Dispatch: run-time data type → C++ type, in one switch each.
 
 /// Calls `visitor(std::type_identity<T>{})` with T the C++ type of `type` (double, float, tensorops::float16,
-/// std::int8_t … std::uint64_t) and returns what it returns. Every branch instantiates the visitor, so it must
-/// compile for all eleven types. Throws tensorops::error (operation "dml", argument "data_type") for `unknown`
+/// tensorops::bfloat16, std::int8_t … std::uint64_t) and returns what it returns. Every branch instantiates the
+/// visitor, so it must compile for all twelve types. Throws tensorops::error (operation "dml", argument "data_type") for `unknown`
 /// or a value outside the enum.
 template <class Visitor>
 decltype(auto) visit_data_type(tensor_data_type type, Visitor&& visitor) {
@@ -132,6 +153,7 @@ decltype(auto) visit_data_type(tensor_data_type type, Visitor&& visitor) {
         case float64: return visitor(std::type_identity<double>{});
         case float32: return visitor(std::type_identity<float>{});
         case float16: return visitor(std::type_identity<tensorops::float16>{});
+        case bfloat16: return visitor(std::type_identity<tensorops::bfloat16>{});
         case int64: return visitor(std::type_identity<std::int64_t>{});
         case int32: return visitor(std::type_identity<std::int32_t>{});
         case int16: return visitor(std::type_identity<std::int16_t>{});

@@ -107,7 +107,8 @@ void run_arg_reduce(const executor_ref& exec, std::string_view operation, const 
 /// Cumulative summation (SEMANTICS.md §1) of the tensor at `input` into the tensor at `output`, laid out as
 /// desc.input_tensor and desc.output_tensor describe.
 /// Returns when every output element is written. Data types: FLOAT32, FLOAT16, INT64, INT32, UINT64, UINT32 as in
-/// DirectML, and FLOAT64, INT16, INT8, UINT16, UINT8 as extensions; integers wrap, FLOAT16 carries a float.
+/// DirectML, and FLOAT64, INT16, INT8, UINT16, UINT8, BFLOAT16 as extensions; integers wrap, FLOAT16 and BFLOAT16
+/// carry a float.
 /// Aliasing: `output` may be `input` exactly (same pointer and strides: in place); any other overlap is an error.
 /// Buffers: each at least its descriptor's total_tensor_size_in_bytes; nothing outside the addressed elements is
 /// read or written. Errors (tensorops::error, "dml::cumulative_summation", before anything is written): every
@@ -139,8 +140,8 @@ void execute(const Desc& desc, const void* input, void* output) {
 }
 
 /// Reduce (SEMANTICS.md §2): desc.function over desc.axes, the rank kept. Data types per function: DirectML's
-/// table plus FLOAT64 everywhere (an extension). ARGMAX/ARGMIN write the index of the first extreme, row-major
-/// over the reduced axes, into an INT64/INT32/UINT64/UINT32 output. Extensions for ONNX front-ends: axis_count 0
+/// table plus FLOAT64 everywhere and BFLOAT16 wherever FLOAT16 is (extensions). ARGMAX/ARGMIN write the index of
+/// the first extreme, row-major over the reduced axes, into an INT64/INT32/UINT64/UINT32 output. Extensions for ONNX front-ends: axis_count 0
 /// maps every element to its own group (ONNX's noop_with_empty_axes; see tensorops::reduce), and input and output
 /// may have dimension_count 0 (one element; sizes and strides may then be null). Aliasing: the output must not share memory
 /// with the input. Buffers as for cumulative summation. Errors (tensorops::error, "dml::reduce", before anything
@@ -171,7 +172,7 @@ void execute(const Desc& desc, const void* input, void* output) {
 
 /// Argmax (DML_ARGMAX_OPERATOR_DESC): for each group over desc.axes the row-major flattened index of the first
 /// (INCREASING) or last (DECREASING) largest element; NaN counts as the largest. Input types as reduce's ARGMAX
-/// (plus FLOAT64), output INT64/INT32/UINT64/UINT32 able to hold N − 1. axis_count 0 and rank 0 as reduce (every
+/// (plus FLOAT64, BFLOAT16), output INT64/INT32/UINT64/UINT32 able to hold N − 1. axis_count 0 and rank 0 as reduce (every
 /// index 0). Aliasing, buffers and errors as reduce ("dml::argmax").
 template <std::same_as<argmax_operator_desc> Desc>
 void execute(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
@@ -201,7 +202,7 @@ void execute(const Desc& desc, const void* input, void* output) {
 /// Scatter-ND (SEMANTICS.md §3) in DirectML's padded form: output = input, then every index tuple of the last
 /// indices_dimension_count dimensions of indices replaces a slice of the last input_dimension_count dimensions
 /// with the matching updates; duplicates: the last tuple in row-major order wins. Signed indices may count from
-/// the end (−1 = last). Data types: all eleven for input/updates/output (one type), INT64/INT32/UINT64/UINT32
+/// the end (−1 = last). Data types: all eleven and BFLOAT16 for input/updates/output (one type), INT64/INT32/UINT64/UINT32
 /// for indices. Aliasing: `output` may be `input` exactly (in place); any other overlap with input, and any
 /// overlap with indices or updates, is an error. Buffers as for cumulative summation.
 /// Errors (tensorops::error, "dml::scatter_nd"): every rule of validate(desc), a null or misaligned pointer, an

@@ -228,7 +228,7 @@ inline void require_direction(std::string_view operation, axis_direction directi
 // Operators.
 
 /// Data types of the cumulative operators: DirectML's FLOAT32, FLOAT16, INT64, INT32, UINT64, UINT32, and as
-/// extensions of tensorops FLOAT64, INT16, INT8, UINT16, UINT8 (SEMANTICS.md §1).
+/// extensions of tensorops FLOAT64, INT16, INT8, UINT16, UINT8 (SEMANTICS.md §1) and BFLOAT16.
 inline constexpr data_type_set cumulative_types = types::all;
 
 struct checked_cumulative {
@@ -255,13 +255,13 @@ inline checked_cumulative check_cumulative(std::string_view operation, const buf
     return checked;
 }
 
-/// Input data types of each reduce function: DirectML's table (SEMANTICS.md §2) plus FLOAT64 everywhere (an
-/// extension of tensorops). Indexed by DML_REDUCE_FUNCTION.
+/// Input data types of each reduce function: DirectML's table (SEMANTICS.md §2) plus FLOAT64 everywhere, and BFLOAT16
+/// wherever FLOAT16 is (extensions of tensorops). Indexed by DML_REDUCE_FUNCTION.
 inline data_type_set reduce_input_types(reduce_function function) {
     using enum tensor_data_type;
-    constexpr data_type_set ordered{float64, float32, float16, int64, int32, int16, int8, uint64, uint32, uint16, uint8};
-    constexpr data_type_set floating{float64, float32, float16};
-    constexpr data_type_set arithmetic{float64, float32, float16, int64, int32, uint64, uint32};
+    constexpr data_type_set ordered{float64, float32, float16, bfloat16, int64, int32, int16, int8, uint64, uint32, uint16, uint8};
+    constexpr data_type_set floating{float64, float32, float16, bfloat16};
+    constexpr data_type_set arithmetic{float64, float32, float16, bfloat16, int64, int32, uint64, uint32};
     switch (function) {
         case reduce_function::argmax:
         case reduce_function::argmin:
@@ -363,7 +363,8 @@ inline checked_reduce check_arg_reduce(std::string_view operation, const buffer_
     return checked;
 }
 
-/// Data types of scatter-ND's input, updates and output (DirectML's newest table: all eleven).
+/// Data types of scatter-ND's input, updates and output (DirectML's newest table: all eleven; and BFLOAT16, an
+/// extension).
 inline constexpr data_type_set scatter_types = types::all;
 
 struct checked_scatter {

@@ -241,7 +241,7 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
 /// Reduces a sharded tensor over `axes`, the sharded axis kept, into `output`, sharded as the input (same
 /// communicator, axis and shards; local sizes 1 on the reduced axes). A collective (every rank of the communicator,
 /// in the same order as its other collectives). Functions, types, NaN, empty groups and no axes: as
-/// tensorops::reduce, for the built-in arithmetic types and float16 (ARGMAX / ARGMIN through reduce need an index
+/// tensorops::reduce, for the built-in arithmetic types, float16 and bfloat16 (ARGMAX / ARGMIN through reduce need an index
 /// output; mpi::argmax adds the direction). Result: on every rank, bit for bit what tensorops::reduce computes for
 /// that rank's outputs on the gathered global tensor laid out packed row-major, for any number of ranks, any shard
 /// sizes and any executor (the file comment says how: locally when the function is exact in any order, else through

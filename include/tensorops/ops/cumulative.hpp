@@ -100,8 +100,8 @@ void wrapping_cumulative(const executor_ref& exec, std::string_view operation, c
 
 /// Cumulative sum of `input` along `options.axis` into `output` (the table at scan_options).
 ///
-/// Types: any `additive` T. float64/32/16 and the fixed-width integers are vectorised; float16 carries a
-/// float and rounds once per output; integers wrap around (two's complement, no undefined behaviour);
+/// Types: any `additive` T. float64/32/16, bfloat16 and the fixed-width integers are vectorised; float16 and
+/// bfloat16 carry a float and round once per output; integers wrap around (two's complement, no undefined behaviour);
 /// NaN and infinities propagate as IEEE addition makes them. Float sums along the contiguous axis are
 /// combined in a tree order inside each vector (error of a pairwise sum of the vector width, then sequential);
 /// a line longer than 512 KiB, or rows scanned across that make more than 2 MiB, is computed in fixed blocks,

@@ -38,7 +38,7 @@
 namespace tensorops {
 
 /// Element types with a running maximum: ordered by `<`, with element_identity's max_identity (every arithmetic type
-/// and float16; a user type through its numeric_limits or an element_identity specialisation).
+/// float16 and bfloat16; a user type through its numeric_limits or an element_identity specialisation).
 template <class T>
 concept maximum_scannable = totally_ordered_element<T> && requires {
     { element_identity<accumulator_t<T, accumulation::ordering>>::max_identity() } -> std::convertible_to<accumulator_t<T, accumulation::ordering>>;
@@ -172,9 +172,9 @@ void cumulative_log_sum_exp(const executor_ref& exec, const tensor_view<const T>
 /// Running maximum of `input` along `options.axis` into `output` (the table at scan_options, ∘ = max): y[i] is the
 /// first largest element met in traversal order (bit for bit: equal values, zeros of either sign included, keep the
 /// first), or the first NaN met, which is never replaced. The exclusive scan's first output is −inf (floating types,
-/// float16 too) or lowest() (integers; a user type's max_identity).
-/// Types: any maximum_scannable T; float64/32/16 and the fixed-width integers are vectorised (float16 compared as float,
-/// exactly). Exact: the result does not depend on the executor, the thread count, the layout or the instruction set.
+/// float16 and bfloat16 too) or lowest() (integers; a user type's max_identity).
+/// Types: any maximum_scannable T; float64/32/16, bfloat16 and the fixed-width integers are vectorised (float16 and
+/// bfloat16 compared as float, exactly). Exact: the result does not depend on the executor, the thread count, the layout or the instruction set.
 /// Aliasing: `output` may be exactly `input` (in place); any other overlap is an error. Inputs may broadcast (stride 0)
 /// and any view may have negative strides.
 /// Errors (tensorops::error, thrown before anything is written): sizes differ, axis ≥ rank, direction not an
@@ -244,8 +244,8 @@ void cumulative_min(E&& exec, tensor_view<const std::type_identity_t<T>> input, 
 /// e^b)): y[i] = ln Σ e^x over the same elements as a cumulative sum; the exclusive scan's first output is −inf.
 /// Computed stably from a running maximum m and sum s = Σ e^(x − m) (y = m + ln s): never overflows where the running
 /// maximum is finite; −inf elements add nothing; after a +inf the value is +inf, after a NaN NaN.
-/// Types: float64, float32, float16 (computed in float, rounded once per output); integer and other types do not
-/// compile. Bit-identical for any executor and thread count: each line is computed whole, sequentially, by the kernel
+/// Types: float64, float32, float16, bfloat16 (the last two computed in float, rounded once per output); integer and
+/// other types do not compile. Bit-identical for any executor and thread count: each line is computed whole, sequentially, by the kernel
 /// its layout calls for (lines, or strips of rows scanned across, are what the threads share); results may differ
 /// in the last bits between layouts and instruction sets.
 /// Aliasing, errors (naming `output`), empty tensors: as cumulative_sum.

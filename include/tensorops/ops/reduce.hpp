@@ -93,7 +93,7 @@ void reduce_values(const executor_ref& exec, const tensor_view<const T>& input, 
             if (!floating)
                 throw error(operation, "function",
                             std::string(function_name(function)) +
-                                " needs a floating element type (float64, float32, float16); integer inputs are rejected, as in DirectML");
+                                " needs a floating element type (float64, float32, float16, bfloat16); integer inputs are rejected, as in DirectML");
             break;
         case reduce_function::sum:
             if (!additive<T>) unsupported("+ and a zero (the additive concept)");
@@ -105,7 +105,7 @@ void reduce_values(const executor_ref& exec, const tensor_view<const T>& input, 
             if (!(additive<T> && multiplicative<T>)) unsupported("+, * and a zero");
             break;
         case reduce_function::l1:
-            if (!(std::is_arithmetic_v<T> || std::is_same_v<T, float16>)) unsupported("an absolute value (built-in types only)");
+            if (!(std::is_arithmetic_v<T> || narrow_float<T>)) unsupported("an absolute value (built-in types only)");
             break;
         case reduce_function::max:
         case reduce_function::min:
@@ -137,7 +137,7 @@ void reduce_values(const executor_ref& exec, const tensor_view<const T>& input, 
         case reduce_function::l1:
             if constexpr (std::is_unsigned_v<T>)  // |x| = x: the SUM kernel
                 run_reduction<T>(exec, plan, input, output, sum_reduction<T, lift::value, finish::value>{});
-            else if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, float16>)
+            else if constexpr (std::is_arithmetic_v<T> || narrow_float<T>)
                 run_reduction<T>(exec, plan, input, output, sum_reduction<T, lift::absolute, finish::value>{});
             break;
         case reduce_function::l2:
@@ -173,7 +173,7 @@ void reduce_values(const executor_ref& exec, const tensor_view<const T>& input, 
 /// the index of the first extreme (see argmax), row-major over the reduced axes, into an index-typed output.
 ///
 /// Types: the output element type is the input's, or for ARGMAX/ARGMIN int32/int64/uint32/uint64. float16
-/// accumulates in float and rounds once; float sums combine blocks pairwise (accuracy of NumPy's pairwise sum
+/// and bfloat16 accumulate in float and round once; float sums combine blocks pairwise (accuracy of NumPy's pairwise sum
 /// or better); integers wrap (L1 of the minimum is the minimum). AVERAGE, L2, LOG_SUM and LOG_SUM_EXP reject
 /// integer inputs (as DirectML does). User types: SUM (additive), MULTIPLY (multiplicative), SUM_SQUARE (both),
 /// MAX/MIN/ARGMAX/ARGMIN (totally_ordered_element).

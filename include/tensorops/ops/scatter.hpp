@@ -234,8 +234,8 @@ void scatter(const executor_ref& exec, std::string_view operation, const tensor_
 /// Duplicates: tuples are applied one by one in row-major order of the index array, so with `none` the last
 /// duplicate wins and reductions combine in that order: results are the same on every run.
 /// Reductions: add and multiply wrap for integers (computed in the unsigned type: no undefined behaviour);
-/// float16 adds and multiplies in float and rounds once per update (so a long chain of duplicate float16 adds
-/// rounds at every step: 2048 + 1 + 1 stays 2048); max and min return NaN when the element or an update is NaN
+/// float16 and bfloat16 add and multiply in float and round once per update (so a long chain of duplicate float16
+/// adds rounds at every step: 2048 + 1 + 1 stays 2048, bfloat16's 256 + 1 + 1 stays 256); max and min return NaN when the element or an update is NaN
 /// (SEMANTICS.md §4; which of ±0 wins a tie is unspecified). Built-in types: every reduction; user types:
 /// `none` for any `element` (memcpy for trivially copyable types, assignment otherwise), add for `additive`,
 /// multiply for `multiplicative`, max/min for `totally_ordered_element` (with its own + * <).

@@ -12,5 +12,6 @@
 #include "x86/sse41.hpp"
 #include "x86/avx2.hpp"
 #include "x86/f16c_packs.hpp"
+#include "x86/bf16.hpp"
 #include "x86/avx512.hpp"
 #include "generic_math.hpp"

@@ -28,7 +28,8 @@ struct sse2 : x86 {};
 /// A 16-byte x86 register in a build that targets SSE4.1 (x86/sse41.hpp).
 struct sse41 : sse2 {};
 
-/// A 32-byte x86 register with AVX2 (x86/avx2.hpp; float16 conversions with F16C: x86/f16c_packs.hpp).
+/// A 32-byte x86 register with AVX2 (x86/avx2.hpp; float16 conversions with F16C: x86/f16c_packs.hpp; bfloat16's:
+/// x86/bf16.hpp, as for every x86 register).
 struct avx2 : x86 {};
 
 /// A 64-byte x86 register with AVX-512F (x86/avx512.hpp).

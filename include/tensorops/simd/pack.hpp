@@ -1,9 +1,9 @@
 // tensorops/simd/pack.hpp — the vocabulary kernels are written in: vector registers for every built-in element type,
 // and their loads and stores. The one header to include for the registers (widen.hpp and select.hpp come with it).
 //
-// `pack<T>` is the register a kernel computes in for storage type T: an xsimd batch of T (of float for float16,
-// which is widened on load and rounded once, to nearest even, on store), or a one-lane `scalar_pack` when xsimd is
-// absent. Kernels are written once against this vocabulary:
+// `pack<T>` is the register a kernel computes in for storage type T: an xsimd batch of T (of float for the narrow
+// floats float16 and bfloat16, which are widened on load and rounded once, to nearest even, on store), or a one-lane
+// `scalar_pack` when xsimd is absent. Kernels are written once against this vocabulary:
 //   pack<T>, mask_of<P>, lanes<T>, load, store, load_partial, store_partial, broadcast, to_array, from_array (here);
 //   load_widened, load_widened_partial, load_as, load_partial_as, store_narrowed (widen.hpp);
 //   select, select_constant, select_lanes, is_nan, and_not, any, any_and_not, lane_bits, for_each_set_lane
@@ -15,7 +15,8 @@
 // preprocessor test: a function calls its implementation, an overload of the same name in namespace simd::kernel,
 // with the register's tag, `kernel::f(…, isa_of<P>{})` (isa.hpp, register.hpp). The implementations live one file
 // per instruction set — scalar.hpp (no xsimd), portable.hpp (through arrays, any register), generic.hpp (xsimd's
-// portable operations), x86/sse2.hpp, x86/sse41.hpp, x86/avx2.hpp, x86/f16c.hpp with x86/f16c_packs.hpp, x86/avx512.hpp
+// portable operations), x86/sse2.hpp, x86/sse41.hpp, x86/avx2.hpp, x86/f16c.hpp with x86/f16c_packs.hpp, x86/bf16.hpp,
+// x86/avx512.hpp
 // (and x86/avx512_on_avx2.hpp, 512-bit primitives for AVX2 builds) — each with one `#if`: does the compiler target
 // this instruction set? Overload resolution then takes the most specific overload that exists for the register's tag
 // (or whose `requires` the lanes meet) and falls back along the tag's bases (isa.hpp) to generic and portable code;
@@ -53,32 +54,35 @@ template <builtin_element T>
     return pack<T>(value);
 }
 
-/// Loads lanes<T> consecutive elements from `source` (any alignment). float16 is widened exactly to float
-/// (F16C or AVX-512F where the compiler targets it).
+/// Loads lanes<T> consecutive elements from `source` (any alignment). A narrow float is widened exactly to float:
+/// float16 by F16C or AVX-512F where the compiler targets it, bfloat16 by integer shifts (SSE2, AVX2, AVX-512F) —
+/// kernel::load_halves, the name of the 16-bit floats' loads.
 template <builtin_element T>
 [[nodiscard, gnu::always_inline]] inline pack<T> load(const T* source) noexcept {
     using P = pack<T>;
-    if constexpr (std::is_same_v<T, float16>) return kernel::load_halves<P>(source, isa_of<P>{});
+    if constexpr (narrow_float<T>) return kernel::load_halves<P>(source, isa_of<P>{});
     else return kernel::load<P>(source, isa_of<P>{});
 }
 
 /// Stores the lanes of `value` to lanes<T> consecutive elements at `destination` (any alignment).
-/// float16 is rounded once, to nearest even.
+/// A narrow float is rounded once, to nearest even (NaN stays NaN, overflow gives ±inf, subnormals are kept): the
+/// same bits as its scalar conversion on every instruction set.
 template <builtin_element T>
 [[gnu::always_inline]] inline void store(T* destination, const pack<T>& value) noexcept {
     using P = pack<T>;
-    if constexpr (std::is_same_v<T, float16>) kernel::store_halves(destination, value, isa_of<P>{});
+    if constexpr (narrow_float<T>) kernel::store_halves(destination, value, isa_of<P>{});
     else kernel::store(destination, value, isa_of<P>{});
 }
 
 /// Loads `count` (< lanes<T>) elements into the low lanes and `fill` into the others. Reads nothing past
 /// source[count - 1]: a masked load (AVX-512: 32- and 64-bit lanes, with AVX-512BW 8- and 16-bit lanes too; AVX2:
-/// 32- and 64-bit lanes; AVX2 8- and 16-bit lanes and float16 with F16C or AVX-512F: detail::load_bytes_partial), else
-/// through an array (a store-forwarding stall per load, and narrow lanes filled one by one: the last resort).
+/// 32- and 64-bit lanes; AVX2 8- and 16-bit lanes, float16 with F16C or AVX-512F and bfloat16 with AVX2 or AVX-512F:
+/// detail::load_bytes_partial; bfloat16 with SSE4.1: detail::load_low_bytes), else through an array (a
+/// store-forwarding stall per load, and narrow lanes filled one by one: the last resort).
 template <builtin_element T>
 [[nodiscard, gnu::always_inline]] inline pack<T> load_partial(const T* source, std::size_t count, compute_t<T> fill) noexcept {
     using P = pack<T>;
-    if constexpr (std::is_same_v<T, float16>) return kernel::load_halves_partial<P>(source, count, fill, isa_of<P>{});
+    if constexpr (narrow_float<T>) return kernel::load_halves_partial<P>(source, count, fill, isa_of<P>{});
     else return kernel::load_partial<P>(source, count, fill, isa_of<P>{});
 }
 

@@ -27,17 +27,19 @@ template <class P, class F>
 // Each vocabulary header states the contracts.
 namespace kernel {
 
-template <class P>
-[[nodiscard, gnu::always_inline]] inline P load_halves(const float16* source, isa::portable) noexcept {
+// load_halves, store_halves, load_halves_partial: the narrow floats (float16, bfloat16), one element at a time through
+// their scalar conversions.
+template <class P, narrow_float T>
+[[nodiscard, gnu::always_inline]] inline P load_halves(const T* source, isa::portable) noexcept {
     std::array<float, P::size> widened;
     for (std::size_t i = 0; i < P::size; ++i) widened[i] = static_cast<float>(source[i]);
     return from_array<P>(widened);
 }
 
-template <class P>
-[[gnu::always_inline]] inline void store_halves(float16* destination, const P& value, isa::portable) noexcept {
+template <class P, narrow_float T>
+[[gnu::always_inline]] inline void store_halves(T* destination, const P& value, isa::portable) noexcept {
     const auto lanes_in = to_array(value);
-    for (std::size_t i = 0; i < P::size; ++i) destination[i] = float16(lanes_in[i]);
+    for (std::size_t i = 0; i < P::size; ++i) destination[i] = T(lanes_in[i]);
 }
 
 template <class P, class T>
@@ -47,8 +49,8 @@ template <class P, class T>
     return from_array<P>(values);
 }
 
-template <class P>
-[[nodiscard, gnu::always_inline]] inline P load_halves_partial(const float16* source, std::size_t count, float fill, isa::portable) noexcept {
+template <class P, narrow_float T>
+[[nodiscard, gnu::always_inline]] inline P load_halves_partial(const T* source, std::size_t count, float fill, isa::portable) noexcept {
     return kernel::load_partial<P>(source, count, fill, isa::portable{});
 }
 

@@ -15,9 +15,10 @@
 
 namespace tensorops::simd {
 
-/// The type vector arithmetic runs in for storage type T: float for float16, T itself otherwise.
+/// The type vector arithmetic runs in for storage type T: float for the narrow floats (float16, bfloat16), T itself
+/// otherwise.
 template <class T>
-using compute_t = std::conditional_t<std::is_same_v<std::remove_cv_t<T>, float16>, float, std::remove_cv_t<T>>;
+using compute_t = std::conditional_t<narrow_float<std::remove_cv_t<T>>, float, std::remove_cv_t<T>>;
 
 namespace detail {
 /// The register of lane type C: one lane (scalar_pack) unless the vector paths exist (Vector), where generic.hpp
@@ -59,8 +60,8 @@ struct lane_index_of<scalar_pack<C>> {
 };
 }  // namespace detail
 
-/// The register kernels compute in for built-in element type T: an xsimd batch of compute_t<T> (float for float16,
-/// which is widened on load and rounded once, to nearest even, on store), or a one-lane scalar_pack without xsimd.
+/// The register kernels compute in for built-in element type T: an xsimd batch of compute_t<T> (float for float16 and
+/// bfloat16, which are widened on load and rounded once, to nearest even, on store), or a one-lane scalar_pack without xsimd.
 template <builtin_element T>
 using pack = typename detail::pack_of<compute_t<T>, vectorized>::type;
 

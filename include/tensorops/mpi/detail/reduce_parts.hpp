@@ -17,6 +17,7 @@
 
 #include "../../core/element.hpp"
 #include "../../core/float16.hpp"
+#include "../../core/narrow_float.hpp"
 #include "../../core/tensor_view.hpp"
 #include "../../exec/executor.hpp"
 #include "../../ops/arg_reduce.hpp"
@@ -28,9 +29,9 @@
 
 namespace tensorops::mpi::detail {
 
-/// Element types of the sharded reductions: the built-in arithmetic types and float16.
+/// Element types of the sharded reductions: the built-in arithmetic types and the narrow floats (float16, bfloat16).
 template <class T>
-concept sharded_reduce_element = std::is_arithmetic_v<T> || std::is_same_v<T, float16>;
+concept sharded_reduce_element = std::is_arithmetic_v<T> || narrow_float<T>;
 
 [[nodiscard]] inline bool is_arg(reduce_function f) noexcept { return f == reduce_function::argmax || f == reduce_function::argmin; }
 
@@ -73,7 +74,7 @@ void require_function_and_types(std::string_view operation, reduce_function func
                           function == reduce_function::log_sum_exp))
             throw tensorops::error(operation, "function",
                                    std::string(tensorops::detail::function_name(function)) +
-                                       " needs a floating element type (float64, float32, float16); integer inputs are rejected, as in DirectML");
+                                       " needs a floating element type (float64, float32, float16, bfloat16); integer inputs are rejected, as in DirectML");
     }
 }
 
@@ -155,7 +156,7 @@ void reduce_packed(const executor_ref& exec, const T* input, std::span<const std
 template <class T>
 [[nodiscard]] bool beats(const T& a, std::uint64_t ia, const T& b, std::uint64_t ib, bool maximum, bool last) {
     const auto value = [](const T& v) {
-        if constexpr (std::is_same_v<T, float16>) return static_cast<float>(v);
+        if constexpr (narrow_float<T>) return static_cast<float>(v);
         else return v;
     };
     const auto va = value(a), vb = value(b);

@@ -168,8 +168,8 @@ template <std::size_t L, class T, class RowsOf>
     constexpr std::size_t W = P::size;
     constexpr bool widened = !std::is_same_v<U, T>;
     static_assert(L >= 2 && L < W);
-    // A whole register to consecutive outputs at once, otherwise element by element (float16: simd::store and the
-    // element conversion round alike, NaN payloads included — core/float16.hpp; widened lanes: truncated to T, the
+    // A whole register to consecutive outputs at once, otherwise element by element (float16, bfloat16: simd::store
+    // and the element conversion round alike, NaN payloads included — core/float16.hpp, core/bfloat16.hpp; widened lanes: truncated to T, the
     // value modulo 2^n).
     const auto store = [&](T* out, const P& values, std::size_t count) TENSOROPS_INLINE_STEP {
         if (out_step == 1 && count == W) {

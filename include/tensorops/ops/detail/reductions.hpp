@@ -1,7 +1,7 @@
 // tensorops/ops/detail/reductions.hpp — the twelve reduce functions as policies the kernels are written against.
 //
 // A reduction R over elements of type T provides, for scalars (every T) and lanes (built-in T):
-//   accumulator          what is carried: float for float16, the unsigned type for integer sums and products
+//   accumulator          what is carried: float for float16 and bfloat16, the unsigned type for integer sums and products
 //   identity()           the accumulator of an empty group
 //   lift(x, shift)       an element's contribution (x, x², |x|, e^(x − shift), …)
 //   combine(a, b)        +, ×, max or min
@@ -38,9 +38,9 @@
 
 namespace tensorops::detail {
 
-/// float64, float32, float16 and other floating types (long double).
+/// float64, float32, the narrow floats (float16, bfloat16) and other floating types (long double).
 template <class T>
-inline constexpr bool floating_element = std::is_floating_point_v<T> || std::is_same_v<T, float16>;
+inline constexpr bool floating_element = std::is_floating_point_v<T> || narrow_float<T>;
 
 /// Every NaN a floating reduction writes is the positive quiet NaN of its type. Where two NaNs meet (an input's and
 /// one that 0 · inf or inf − inf makes), which one an operation returns depends on the order of its operands (x86

@@ -32,7 +32,7 @@ void reduce_each_element(const executor_ref& exec, const tensor_view<const T>& i
             return;
         case reduce_function::l1:
         case reduce_function::l2:
-            if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, float16>) apply(sum_reduction<T, lift_kind::absolute, finish_kind::value>{});
+            if constexpr (std::is_arithmetic_v<T> || narrow_float<T>) apply(sum_reduction<T, lift_kind::absolute, finish_kind::value>{});
             return;
         case reduce_function::log_sum:
             if constexpr (floating_element<T>) apply(sum_reduction<T, lift_kind::value, finish_kind::logarithm>{});

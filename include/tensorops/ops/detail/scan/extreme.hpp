@@ -58,7 +58,7 @@ template <bool Maximum, class P>
     }
 }
 
-/// The running maximum (Maximum) or minimum as a scan operation (policy.hpp). float16 is compared as float (exact);
+/// The running maximum (Maximum) or minimum as a scan operation (policy.hpp). float16, bfloat16 are compared as float (exact);
 /// integers in their own type; other types with their `<` and element_identity's max_identity / min_identity.
 template <class T, bool Maximum>
 struct extreme_scan {

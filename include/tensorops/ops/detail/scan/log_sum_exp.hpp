@@ -5,8 +5,8 @@
 // element x above m rescales the sum to it: s ← s·e^(m − x) + 1, m ← x; any other adds its term: s ← s + e^(x − m).
 // Every term is at most 1, so nothing overflows while m is finite, and s ≥ 1 once an element is finite. The state
 // starts at (−inf, 0), whose value is −inf. Non-finite elements: −inf adds nothing (its term is 0); +inf makes m
-// +inf, and the value stays +inf; NaN makes m NaN, and the value stays NaN (the first NaN met). float16 is computed in
-// float and rounded once per output; float and double in themselves.
+// +inf, and the value stays +inf; NaN makes m NaN, and the value stays NaN (the first NaN met). float16 and bfloat16 are computed
+// in float and rounded once per output; float and double in themselves.
 //
 // Not associative in floating point, so no blocks: every line is computed sequentially, by one kernel chosen by the
 // layout alone, in an order fixed by the line's length — the threads of an executor take whole lines (or, across

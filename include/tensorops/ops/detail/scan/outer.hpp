@@ -61,7 +61,7 @@ template <bool Exclusive, class T, class Scan>
 void scan_across_rows(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step,
                       std::size_t m, std::size_t band, const Scan& scan) {
     const bool in_place = static_cast<const void*>(input) == static_cast<const void*>(output) && in_step == out_step;
-    // The carried-by-output kernel's outputs are its running values: not for float16 (rounded outputs) nor an in-place
+    // The carried-by-output kernel's outputs are its running values: not for float16, bfloat16 (rounded outputs) nor an in-place
     // exclusive scan (see outer_rows.hpp).
     const bool outputs_are_running = std::is_same_v<simd::compute_t<T>, T> && !(Exclusive && in_place);
     if (n > band && !(band == 1 && outputs_are_running))

@@ -22,7 +22,7 @@ namespace tensorops::detail {
 //   carried by output   each step streams one input row and the output row just written, which is still in L1
 //                       because the columns are processed in blocks of carried_block_bytes: the previous
 //                       output row is the running value itself, so no carry is stored twice;
-//   carry buffer        float16, whose outputs are rounded but whose running value must stay a float, an
+//   carry buffer        float16 and bfloat16, whose outputs are rounded but whose running value must stay a float, an
 //                       in-place exclusive scan, which overwrites x[i−1] before it is needed, and every scan of
 //                       more than one band (its outputs are prefix ∘ running, not the running value): the running
 //                       row lives in a buffer of the compute type, and groups of carry_group_rows rows pass each
@@ -59,8 +59,8 @@ void combine_rows(const Left& left, const T* right, T* out, std::size_t width, c
 }
 
 /// The carried-by-output kernel: n rows of m columns, in column blocks of carried_block_bytes, each output row
-/// combined from the one just written (which is the running value) and the next input row. Not for float16 (its
-/// outputs are rounded) nor an in-place exclusive scan (see the algorithm above).
+/// combined from the one just written (which is the running value) and the next input row. Not for float16, bfloat16
+/// (their outputs are rounded) nor an in-place exclusive scan (see the algorithm above).
 template <bool Exclusive, class T, class Scan>
 void scan_rows_carried_by_output(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step,
                                  std::size_t m, const Scan& scan) {

@@ -40,7 +40,7 @@ namespace tensorops::detail {
 
 // Scan operations: how to combine accumulators and lanes, and the identity.
 
-/// Running sums: integers wrap (unsigned accumulator), float16 carries a float.
+/// Running sums: integers wrap (unsigned accumulator), float16 and bfloat16 carry a float.
 template <class T>
 struct sum_scan {
     using accumulator = accumulator_t<T>;
@@ -51,7 +51,7 @@ struct sum_scan {
     [[nodiscard]] P lanes(const P& a, const P& b) const { return simd::add(a, b); }
 };
 
-/// Running products: integers wrap (unsigned accumulator), float16 carries a float.
+/// Running products: integers wrap (unsigned accumulator), float16 and bfloat16 carry a float.
 template <class T>
 struct product_scan {
     using accumulator = accumulator_t<T>;

@@ -7,7 +7,7 @@
 //   assign, both contiguous, trivially copyable T   simd::copy_stream (memcpy, or for long copies a loop hinting pages)
 //   assign, source stride 0 (broadcast)              std::fill_n of the one value
 //   add / multiply / max / min, both contiguous,
-//   built-in T                                       pack<T> loads, lane-wise op, stores (float16 widened
+//   built-in T                                       pack<T> loads, lane-wise op, stores (float16, bfloat16 widened
 //                                                    to float, rounded once per element on store)
 //   anything else                                    the scalar loop, element by element
 // The scalar combine is the same function the vector lanes compute, so both paths give identical bits.
@@ -34,7 +34,7 @@ namespace tensorops::detail {
 enum class combine { assign, add, multiply, max, min };
 
 /// destination ∘= source for one element (see the file comment). Integers wrap (computed in the unsigned
-/// accumulator type); float16 computes in float and rounds once; built-in floating max/min return NaN when
+/// accumulator type); float16 and bfloat16 compute in float and round once; built-in floating max/min return NaN when
 /// either operand is NaN; user types use their own +, * and <. For max/min a tie keeps the destination.
 template <combine Op, class T>
 inline void combine_element(T& destination, const T& source) {
