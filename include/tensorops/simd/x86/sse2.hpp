@@ -29,12 +29,12 @@ namespace detail {
 template <class P>
 [[nodiscard, gnu::always_inline]] inline auto as_bytes(const P& value) noexcept {
     using bytes = xsimd::batch<std::uint8_t, typename P::arch_type>;
-    return static_cast<typename bytes::register_type>(xsimd::bitwise_cast<bytes>(value));
+    return static_cast<typename bytes::register_type>(xsimd_compat::bitwise_cast<bytes>(value));
 }
 template <class P, class Register>
 [[nodiscard, gnu::always_inline]] inline P from_bytes(Register bits) noexcept {
     using bytes = xsimd::batch<std::uint8_t, typename P::arch_type>;
-    return xsimd::bitwise_cast<P>(bytes(bits));
+    return xsimd_compat::bitwise_cast<P>(bytes(bits));
 }
 }  // namespace detail
 
