@@ -7,7 +7,8 @@
 #            include/xsimd/ and its CMake package); default: /usr (Debian's libxsimd-dev). One per release to test,
 #            e.g. 8.1, 9, 10, 11, 12, 13, 14 (README, "xsimd versions").
 # Environment: TENSOROPS_XSIMD_ISAS (default "x86-64 x86-64-v3", plus x86-64-v4 on a CPU with AVX-512 F/BW/DQ/VL),
-#   CXX (default clang++), JOBS (default 1), TENSOROPS_XSIMD_STAGES (default "consumer package tests digest").
+#   CXX (default clang++), JOBS (default 1), TENSOROPS_XSIMD_STAGES (default "consumer package tests digest"),
+#   TENSOROPS_XSIMD_OPT (default -O1: the optimisation level of the tests and the digest).
 #
 # For each PREFIX (its version read from its headers):
 #   package   tensorops installed once, then its CMake package used by tests/package/consumer with this xsimd's prefix
@@ -100,7 +101,7 @@ for prefix in "${prefixes[@]}"; do
     build="$root/build/xsimd-$version-$isa"
     rm -rf "$build"
     if ! log=$(cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" "-DCMAKE_PREFIX_PATH=$prefix" \
-                 -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" "-DCMAKE_CXX_FLAGS=-march=$isa" \
+                 -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=${TENSOROPS_XSIMD_OPT:--O1} -DNDEBUG" "-DCMAKE_CXX_FLAGS=-march=$isa" \
                  -DTENSOROPS_XSIMD_MATRIX=ON -DTENSOROPS_DML_TESTS=OFF -DTENSOROPS_BUILD_EXAMPLES=OFF -DTENSOROPS_WERROR=ON 2>&1) ||
        ! grep -q "tensorops: xsimd $version in $include" <<<"$log"; then
       echo "$log" | grep -i "xsimd" || true

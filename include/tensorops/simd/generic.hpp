@@ -129,9 +129,10 @@ template <class P>
         return xsimd::min(a, b);
 }
 
+/// a where a > b, else b (x86: one maxps, b where either is NaN, as x86/avx512_on_avx2.hpp's form).
 template <class P>
 [[nodiscard, gnu::always_inline]] inline P max_ignoring_nan(const P& a, const P& b, isa::generic) noexcept {
-    return xsimd::max(a, b);
+    return xsimd_compat::max_or_second(a, b);
 }
 
 template <class P>

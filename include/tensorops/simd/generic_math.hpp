@@ -111,7 +111,7 @@ template <class P>
 template <class P>
 [[nodiscard, gnu::always_inline]] inline P exp_shifted_float_lanes(const P& x, const P& shift) noexcept {
     const P log2e(log2e_float);
-    const P t = xsimd::max(P(-125.0f), (x - shift) * log2e);
+    const P t = xsimd_compat::max_or_second(P(-125.0f), (x - shift) * log2e);
     const P round_to_integer(12582912.0f);  // 1.5 · 2^23
     const P biased = t + round_to_integer;
     const P f = t - (biased - round_to_integer);

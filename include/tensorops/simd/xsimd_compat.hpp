@@ -17,6 +17,7 @@
 //   bitwise_cast       8–10 take the target batch type, 11 on the target lane type  -> xsimd_compat::bitwise_cast<P>
 //   make_batch_bool_constant  8–12 <batch, generator>, 13 <lane, arch, generator>, 14 <lane, generator, arch>
 //                                                                                   -> xsimd_compat::constant_mask<P, G>
+//   max, min (x86)     8–13 maxps(a, b), 14 maxps(b, a): which operand a NaN yields   -> xsimd_compat::max_or_second
 //   architectures      12 adds AVX-512 VNNI/VBMI/IFMA architectures, 14 avx512vl and narrow AVX2 / AVX-512VL registers
 //                      (avx2_128, avx512vl_128, avx512vl_256) and renames `generic` to `common` (not named here).
 //                      The registers are always xsimd's default architecture (batch<T>), the best of its list that the
@@ -34,11 +35,12 @@
 
 #if !defined(TENSOROPS_NO_XSIMD) && __has_include(<xsimd/xsimd.hpp>)
 #include <xsimd/xsimd.hpp>
-#define TENSOROPS_HAS_XSIMD 1
 
 #if !defined(XSIMD_VERSION_MAJOR) || XSIMD_VERSION_MAJOR < 8 || (XSIMD_VERSION_MAJOR == 8 && XSIMD_VERSION_MINOR < 1)
 #error "tensorops needs xsimd 8.1 or later (or define TENSOROPS_NO_XSIMD to build its scalar paths without xsimd)"
-#endif
+#define TENSOROPS_HAS_XSIMD 0  // the rest compiles as scalar code: the error above is the only one
+#else
+#define TENSOROPS_HAS_XSIMD 1
 
 namespace tensorops::simd::xsimd_compat {
 
@@ -71,6 +73,21 @@ template <class A>
 inline constexpr bool is_x86 =
     std::is_base_of_v<xsimd::sse2, A> || std::is_base_of_v<xsimd::avx, A> || std::is_base_of_v<xsimd::avx512f, A>;
 
+/// Lane-wise a where a > b, else b: on x86 floating lanes one maxps with the operands in this order — b where either is
+/// NaN, b of two zeros — which kernels rely on to let a NaN through a clamp (clamp_below_keeping_nan, exp_shifted) and
+/// to match their AVX-512 forms bit for bit (max_ignoring_nan). xsimd 8–13's max(a, b) is maxps(a, b); 14 swapped the
+/// operands of its x86 max and min (maxps(b, a): a where either is NaN), so there the call is max(b, a). Other
+/// architectures and integer lanes: xsimd's max(a, b).
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P max_or_second(const P& a, const P& b) noexcept {
+#if XSIMD_VERSION_MAJOR >= 14
+    if constexpr (is_x86<typename P::arch_type>) return xsimd::max(b, a);
+    else return xsimd::max(a, b);
+#else
+    return xsimd::max(a, b);
+#endif
+}
+
 /// The tag (isa.hpp) of xsimd register P: by its width and the architecture it was built for.
 template <class P, class A = typename P::arch_type, std::size_t Bytes = sizeof(typename P::register_type)>
 using register_isa = std::conditional_t<
@@ -90,6 +107,7 @@ inline constexpr bool fuses_multiply_add =
     std::is_base_of_v<xsimd::fma3<xsimd::avx2>, A> || std::is_base_of_v<xsimd::avx512f, A> || std::is_base_of_v<xsimd::neon64, A>;
 
 }  // namespace tensorops::simd::xsimd_compat
+#endif  // xsimd 8.1 or later
 #else
 #define TENSOROPS_HAS_XSIMD 0
 #endif
