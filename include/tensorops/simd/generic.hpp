@@ -65,10 +65,10 @@ template <class Pattern, class P>
             for (std::size_t i = 0; i < P::size; ++i) values[i] = Pattern::get(static_cast<unsigned>(i), P::size) ? static_cast<U>(~U(0)) : U(0);
             return values;
         }();
-        const P bits = xsimd::bitwise_cast<P>(xsimd::batch<U, typename P::arch_type>::load_aligned(lanes.data()));
+        const P bits = xsimd_compat::bitwise_cast<P>(xsimd::batch<U, typename P::arch_type>::load_aligned(lanes.data()));
         return xsimd::select(typename P::batch_bool_type(static_cast<typename P::register_type>(bits)), a, b);
     } else {
-        return xsimd::select(xsimd::make_batch_bool_constant<P, Pattern>(), a, b);
+        return xsimd::select(xsimd_compat::constant_mask<P, Pattern>(), a, b);
     }
 }
 
@@ -79,7 +79,7 @@ template <class P>
 
 template <class P, class Q>
 [[nodiscard, gnu::always_inline]] inline Q select_lanes(const typename P::batch_bool_type& condition, const Q& a, const Q& b, isa::generic) noexcept {
-    return xsimd::bitwise_cast<Q>(xsimd::select(condition, xsimd::bitwise_cast<P>(a), xsimd::bitwise_cast<P>(b)));
+    return xsimd_compat::bitwise_cast<Q>(xsimd::select(condition, xsimd_compat::bitwise_cast<P>(a), xsimd_compat::bitwise_cast<P>(b)));
 }
 
 template <class M>
@@ -129,9 +129,10 @@ template <class P>
         return xsimd::min(a, b);
 }
 
+/// a where a > b, else b (x86: one maxps, b where either is NaN, as x86/avx512_on_avx2.hpp's form).
 template <class P>
 [[nodiscard, gnu::always_inline]] inline P max_ignoring_nan(const P& a, const P& b, isa::generic) noexcept {
-    return xsimd::max(a, b);
+    return xsimd_compat::max_or_second(a, b);
 }
 
 template <class P>

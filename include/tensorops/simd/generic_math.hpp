@@ -59,8 +59,8 @@ template <class P>
 [[nodiscard, gnu::always_inline]] inline P exp2_reduced(const P& f, const P& biased) noexcept {
     using I = xsimd::as_integer_t<P>;
     const P p = polynomial_exp2(f);
-    const I exponent = xsimd::bitwise_cast<I>(biased) << 23;  // n · 2^23: the low bits of biased hold 2^22 + n
-    return xsimd::bitwise_cast<P>(xsimd::bitwise_cast<I>(p) + exponent);
+    const I exponent = xsimd_compat::bitwise_cast<I>(biased) << 23;  // n · 2^23: the low bits of biased hold 2^22 + n
+    return xsimd_compat::bitwise_cast<P>(xsimd_compat::bitwise_cast<I>(p) + exponent);
 }
 
 /// e^d per double lane for d ≤ ~709.4 (the terms of a log-sum-exp: d = x − shift ≤ 0, or x − reference for its
@@ -91,7 +91,7 @@ template <class P>
     const P low = xsimd::fma(xsimd::fma(q3, r2, q2), r4, xsimd::fma(q1, r2, q0));
     const P high = xsimd::fma(q6, r4, xsimd::fma(q5, r2, q4));
     const P p = xsimd::fma(high, r8, low);
-    const P power = xsimd::bitwise_cast<P>((xsimd::bitwise_cast<I>(biased) + I(1023)) << 52);  // 2^n: n + 1023 in the exponent
+    const P power = xsimd_compat::bitwise_cast<P>((xsimd_compat::bitwise_cast<I>(biased) + I(1023)) << 52);  // 2^n: n + 1023 in the exponent
     return xsimd::select(value > P(709.782712893384), P(std::numeric_limits<double>::infinity()), p * power);
 }
 
@@ -111,7 +111,7 @@ template <class P>
 template <class P>
 [[nodiscard, gnu::always_inline]] inline P exp_shifted_float_lanes(const P& x, const P& shift) noexcept {
     const P log2e(log2e_float);
-    const P t = xsimd::max(P(-125.0f), (x - shift) * log2e);
+    const P t = xsimd_compat::max_or_second(P(-125.0f), (x - shift) * log2e);
     const P round_to_integer(12582912.0f);  // 1.5 · 2^23
     const P biased = t + round_to_integer;
     const P f = t - (biased - round_to_integer);
@@ -198,7 +198,7 @@ template <class P>
     if constexpr (detail::exp2_steps<P> == 8) {
         return add_product(detail::polynomial_exp2_eighth(f), kernel::power_of_two_in_eighths(biased, isa_of<P>{}));
     } else {
-        const P power = xsimd::bitwise_cast<P>(xsimd::bitwise_cast<I>(biased) << 23);  // 2^m: low bits 127 + m, ≥ 2
+        const P power = xsimd_compat::bitwise_cast<P>(xsimd_compat::bitwise_cast<I>(biased) << 23);  // 2^m: low bits 127 + m, ≥ 2
         return add_product(detail::polynomial_exp2(f), power);
     }
 }

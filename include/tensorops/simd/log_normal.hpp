@@ -31,9 +31,9 @@ template <class P>
     if constexpr (std::is_same_v<typename P::value_type, float>) {
         using I = xsimd::as_integer_t<P>;
         constexpr std::int32_t two_thirds = 0x3F2AAAAB;  // the bits of 2/3 rounded to float
-        const I bits = xsimd::bitwise_cast<I>(x);
+        const I bits = xsimd_compat::bitwise_cast<I>(x);
         const I k = (bits - I(two_thirds)) >> 23;
-        const P f = xsimd::bitwise_cast<P>(bits - (k << 23)) - P(1.0f);
+        const P f = xsimd_compat::bitwise_cast<P>(bits - (k << 23)) - P(1.0f);
         // Q by Estrin's scheme (pairs, then pairs of pairs with f², f⁴: four multiply-adds deep, not seven), its
         // coefficients the fit above rounded to float, the constant first.
         const P f2 = f * f, f4 = f2 * f2;

@@ -276,11 +276,11 @@ template <class P>
 [[nodiscard, gnu::always_inline]] inline P power_of_two_in_eighths(const P& biased, isa::avx2) noexcept {
     using I = xsimd::as_integer_t<P>;
     using detail::eighth_table_entry;
-    const I bits = xsimd::bitwise_cast<I>(biased);
+    const I bits = xsimd_compat::bitwise_cast<I>(biased);
     const __m256i table = _mm256_setr_epi32(eighth_table_entry(0), eighth_table_entry(1), eighth_table_entry(2), eighth_table_entry(3),
                                             eighth_table_entry(4), eighth_table_entry(5), eighth_table_entry(6), eighth_table_entry(7));
     const I entry = detail::from_bytes<I>(_mm256_permutevar8x32_epi32(table, detail::as_bytes(bits)));  // index: the low 3 bits
-    return xsimd::bitwise_cast<P>((bits << 20) ^ entry);
+    return xsimd_compat::bitwise_cast<P>((bits << 20) ^ entry);
 }
 
 }  // namespace kernel

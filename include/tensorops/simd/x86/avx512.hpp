@@ -84,7 +84,7 @@ template <class Pattern, class P>
         }();
         return xsimd::select(M(static_cast<typename M::register_type>(bits)), a, b);
     } else {
-        return xsimd::select(xsimd::make_batch_bool_constant<P, Pattern>(), a, b);
+        return xsimd::select(xsimd_compat::constant_mask<P, Pattern>(), a, b);
     }
 }
 
@@ -148,13 +148,13 @@ template <class P>
 [[nodiscard, gnu::always_inline]] inline P power_of_two_in_eighths(const P& biased, isa::avx512) noexcept {
     using I = xsimd::as_integer_t<P>;
     using detail::eighth_table_entry;
-    const I bits = xsimd::bitwise_cast<I>(biased);
+    const I bits = xsimd_compat::bitwise_cast<I>(biased);
     const __m512i table = _mm512_setr_epi32(eighth_table_entry(0), eighth_table_entry(1), eighth_table_entry(2), eighth_table_entry(3),
                                             eighth_table_entry(4), eighth_table_entry(5), eighth_table_entry(6), eighth_table_entry(7),
                                             eighth_table_entry(0), eighth_table_entry(1), eighth_table_entry(2), eighth_table_entry(3),
                                             eighth_table_entry(4), eighth_table_entry(5), eighth_table_entry(6), eighth_table_entry(7));
     const I entry = detail::from_bytes<I>(_mm512_permutexvar_epi32(detail::as_bytes(bits), table));  // index: the low 4 bits
-    return xsimd::bitwise_cast<P>((bits << 20) ^ entry);
+    return xsimd_compat::bitwise_cast<P>((bits << 20) ^ entry);
 }
 
 }  // namespace tensorops::simd::kernel

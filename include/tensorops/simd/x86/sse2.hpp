@@ -29,12 +29,12 @@ namespace detail {
 template <class P>
 [[nodiscard, gnu::always_inline]] inline auto as_bytes(const P& value) noexcept {
     using bytes = xsimd::batch<std::uint8_t, typename P::arch_type>;
-    return static_cast<typename bytes::register_type>(xsimd::bitwise_cast<bytes>(value));
+    return static_cast<typename bytes::register_type>(xsimd_compat::bitwise_cast<bytes>(value));
 }
 template <class P, class Register>
 [[nodiscard, gnu::always_inline]] inline P from_bytes(Register bits) noexcept {
     using bytes = xsimd::batch<std::uint8_t, typename P::arch_type>;
-    return xsimd::bitwise_cast<P>(bytes(bits));
+    return xsimd_compat::bitwise_cast<P>(bytes(bits));
 }
 }  // namespace detail
 
@@ -43,9 +43,9 @@ namespace kernel {
 // ---------------------------------------------------------------------------------------------
 // Every x86 register.
 
-/// x86 floats, in three instructions: xsimd's max/min are maxps/minps (and their pd / 256 / 512 forms) with the
-/// operands in order, so max(a, b) gives b and max(b, a) gives a where either is NaN, and both give the same bits
-/// elsewhere (up to the sign of a zero). OR-ing the two therefore yields the maximum where neither is NaN, and where
+/// x86 floats, in three instructions: xsimd's max/min are maxps/minps (and their pd / 256 / 512 forms), so of max(a, b)
+/// and max(b, a) one gives a and the other b where either is NaN (which is which changed in xsimd 14: xsimd_compat.hpp),
+/// and both give the same bits elsewhere (up to the sign of a zero). OR-ing the two therefore yields the maximum where neither is NaN, and where
 /// one is, ORs a NaN (exponent all ones, mantissa non-zero) with something: still a NaN. This replaces two NaN tests,
 /// an or, an add and a blend (generic.hpp's form).
 template <class P>
@@ -67,7 +67,7 @@ template <class P>
 /// One maxps, whose second operand wins where either is NaN.
 template <class P>
 [[nodiscard, gnu::always_inline]] inline P clamp_below_keeping_nan(const P& x, const P& floor, isa::x86) noexcept {
-    return xsimd::max(floor, x);
+    return xsimd_compat::max_or_second(floor, x);
 }
 
 // ---------------------------------------------------------------------------------------------
