@@ -5,7 +5,7 @@
 #                    tests over one integer type of each width (clang-v3-san runs this instruction set with all eight)
 #   clang-v3-san     clang++ -O0, -march=x86-64-v3, AddressSanitizer + UndefinedBehaviorSanitizer, plus the dml tests,
 #                    the examples (the demo and custom_type, run as tests, uninstrumented) and the README example as a
-#                    strict consumer#                    (-Wall -Wextra -Wpedantic -Wshadow -Werror, at v3 and at baseline)
+#                    strict consumer (-Wall -Wextra -Wpedantic -Wshadow -Werror, at v3 and at baseline)
 #   gcc-baseline-san g++ -Og, -march=x86-64 (SSE2 through xsimd), AddressSanitizer + UndefinedBehaviorSanitizer, plus
 #                    the package-consumption tests
 # Every configuration also builds the simd tests with xsimd switched off (tensorops_tests_scalar: the scalar fallbacks
