@@ -23,6 +23,7 @@
 // Usage: tensorops_shape_sweep [rounds=7] [family filter, a substring of scan|reduce|argmax|log-sum-exp|rows]
 //        [size filter: big|small]. Build: `cmake --build build/bench --target tensorops_shape_sweep`.
 #include "harness.hpp"
+#include "read_write_probe.hpp"
 
 #include <tensorops/tensorops.hpp>
 

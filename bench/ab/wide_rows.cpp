@@ -4,11 +4,13 @@
 // size (256 KiB) instead of 64 MiB, AB_SIZE=both both; AB_WIDTHS=<KiB,KiB,...> the row widths in KiB (default: the shape
 // sweep's from 4 KiB: 4, 16, 64, 256, 4096, 32768).
 // Each round times old and new (which first alternates by round; each the best of a few calls) and then the case's
-// limit probe over the same buffers (bench/harness.hpp: the read probe, or the read + write probe where the output is at
-// least 1/16 of the input, as bench/shape_sweep.cpp judges); one thread in thread CPU time, two in wall time (each
-// thread of the probe its half). Prints per case: the median over rounds of new / old with its range, the best times,
+// limit probe over the same buffers (the read probe of bench/harness.hpp, or bench/read_write_probe.hpp where the
+// output is at least 1/16 of the input, as bench/shape_sweep.cpp judges); one thread in thread CPU time, two in wall
+// time (each thread of the probe its half); the two-thread cells suffer from the three pools (old, new, probe) whose
+// idle threads spin on a two-core host. Prints per case: the median over rounds of new / old with its range, the best times,
 // and old and new in % of the limit (median over rounds of probe time / operator time, bytes as the sweep counts them).
 #include "../harness.hpp"
+#include "../read_write_probe.hpp"
 #include "ops.hpp"
 
 #include <tensorops/tensorops.hpp>
