@@ -6,17 +6,24 @@
 //              (SUM and MAX over and along the rows), argmax (over, along), log-sum-exp (over, along; floats only),
 //              rows (gather_nd and scatter_nd of whole rows at random places, scatter in place)
 //   limit      a copy of the operator's own bytes between its own buffers (scans, rows: the faster of the suite's
-//              hinted copy probe and memcpy) or a read of its input (the others: the suite's read probe), on as many
-//              threads as the operator (two: each thread its half, on the same pool)
+//              hinted copy probe and memcpy); for the reductions (reduce, argmax, log-sum-exp) a read of the input
+//              (the suite's read probe) where the output is small — less than 1/16 of the input — and otherwise a
+//              read of the input and a write of the output's bytes (the read + write limit: the faster of reading all
+//              then writing all, and reading and writing page by page, both streams hinted as the read and copy
+//              probes are; ordinary stores, as the library's): a reduction over two rows of 32 MiB reads 64 MiB and
+//              writes 32 MiB, and written bytes cost more than read ones, so a read alone is no limit for it. On as
+//              many threads as the operator (two: each thread its half, on the same pool). The tables mark the
+//              cells judged against the read + write limit with *.
 //   pairing    each round times the operator (best of a few calls) and then the limit's probe (best of as many
 //              calls) over the same buffers; a cell is the median over rounds of probe time / operator time, in %
 //              of the limit's speed with the bytes counted as the suite counts them (harness.hpp: read + written)
 //
 // Output: one markdown table per family and size (rows: width; columns: layout and type; cells: one thread / two
-// threads), then every cell as CSV (family, layout, type, size, width, threads, operator ms, probe ms, %).
+// threads), then every cell as CSV (family, layout, type, size, width, threads, limit, operator ms, probe ms, %).
 // Usage: tensorops_shape_sweep [rounds=7] [family filter, a substring of scan|reduce|argmax|log-sum-exp|rows]
 //        [size filter: big|small]. Build: `cmake --build build/bench --target tensorops_shape_sweep`.
 #include "harness.hpp"
+#include "read_write_probe.hpp"
 
 #include <tensorops/tensorops.hpp>
 
@@ -104,25 +111,50 @@ void run_operator(E& exec, family f, int layout, const buffers& b, std::size_t r
     benchmark::ClobberMemory();
 }
 
-/// Bytes the operator moves by the suite's convention, and the bytes its probe reads (read) or copies (copy).
+/// The limit a cell is judged against: the family's copy, or for the reductions a read of the input or, where the output
+/// is not small, a read of the input and a write of the output (see the file's comment).
+enum class cell_limit { read, read_write, copy };
+
+const char* limit_name(cell_limit l) { return l == cell_limit::read ? "read" : l == cell_limit::copy ? "copy" : "read+write"; }
+
+/// Bytes the operator moves by the suite's convention, the bytes its probe moves, the limit, and the output's bytes.
 struct traffic {
     double operator_bytes, probe_bytes;
+    cell_limit limit;
+    std::size_t output_bytes;
 };
 
-traffic traffic_of(const family_info& f, std::size_t bytes, std::size_t rows) {
-    const double b = static_cast<double>(bytes);
-    if (f.which == family::scan) return {2 * b, 2 * b};
-    if (f.which == family::rows) return {2 * b + 8.0 * static_cast<double>(rows), 2 * b};  // rows read and written, and the indices
-    return {b, b};
+/// The output's bytes of a reduction family's cell: one element (argmax: an int64) per column (layout over the rows)
+/// or per row (along them).
+std::size_t output_bytes_of(const family_info& f, int layout, std::size_t rows, std::size_t width, std::size_t element_bytes) {
+    const std::size_t outputs = layout % 2 == 0 ? width : rows;
+    return outputs * (f.which == family::argmax ? sizeof(std::int64_t) : element_bytes);
 }
 
-/// The probe over the operator's own buffers, on `threads` threads of `pool` (each its half).
-void run_probe(tensorops::thread_pool& pool, int threads, tb::limit limit, const buffers& b, std::size_t bytes, bool use_memcpy) {
+traffic traffic_of(const family_info& f, int layout, std::size_t bytes, std::size_t rows, std::size_t width, std::size_t element_bytes) {
+    const double b = static_cast<double>(bytes);
+    if (f.which == family::scan) return {2 * b, 2 * b, cell_limit::copy, bytes};
+    if (f.which == family::rows) return {2 * b + 8.0 * static_cast<double>(rows), 2 * b, cell_limit::copy, bytes};  // rows read and written, and the indices
+    const std::size_t out = output_bytes_of(f, layout, rows, width, element_bytes);
+    if (16 * out < bytes) return {b, b, cell_limit::read, out};  // the output's bytes are not counted: the read limit's convention
+    const double moved = b + static_cast<double>(out);
+    return {moved, moved, cell_limit::read_write, out};
+}
+
+/// The probe over the operator's own buffers, on `threads` threads of `pool` (each its half). `variant`: for the copy
+/// limit, memcpy (1) or the suite's hinted copy (0); for the read + write limit, page by page (1) or read then write (0).
+void run_probe(tensorops::thread_pool& pool, int threads, cell_limit limit, const buffers& b, std::size_t bytes, std::size_t output_bytes,
+               int variant) {
+    const bool use_memcpy = variant == 1;
     const auto part = [&](std::size_t i, std::size_t parts) {
         const std::size_t begin = bytes * i / parts / 64 * 64, end = i + 1 == parts ? bytes : bytes * (i + 1) / parts / 64 * 64;
         const auto* from = static_cast<const unsigned char*>(b.x) + begin;
         auto* to = static_cast<unsigned char*>(b.y) + begin;
-        if (limit == tb::limit::read) {
+        if (limit == cell_limit::read_write) {
+            const std::size_t out_begin = output_bytes * i / parts / 64 * 64;
+            const std::size_t out_end = i + 1 == parts ? output_bytes : output_bytes * (i + 1) / parts / 64 * 64;
+            tb::read_write_probe(from, end - begin, static_cast<unsigned char*>(b.y) + out_begin, out_end - out_begin, variant == 1);
+        } else if (limit == cell_limit::read) {
             std::uint32_t sink = tb::read_probe_words(from, end - begin);
             benchmark::DoNotOptimize(sink);
         } else if (use_memcpy) {
@@ -163,6 +195,7 @@ struct cell {
     std::string family, layout, type;
     std::size_t bytes = 0, width = 0;
     int threads = 1;
+    cell_limit limit = cell_limit::read;
     double operator_ms = 0, probe_ms = 0, percent = 0;
 };
 
@@ -184,7 +217,7 @@ cell measure(tensorops::thread_pool& pool, const family_info& f, int layout, ele
         if (threads == 1) run_operator<T>(tensorops::sequential, f.which, layout, b, rows, width);
         else run_operator<T>(pool, f.which, layout, b, rows, width);
     };
-    const traffic t = traffic_of(f, bytes, rows);
+    const traffic t = traffic_of(f, layout, bytes, rows, width, sizeof(T));
     op();  // warm: pages, caches, the pool
     const double once = best_of(1, threads, op);
     const int calls = static_cast<int>(std::clamp(4e-3 / std::max(once, 1e-9), 3.0, 400.0));
@@ -192,14 +225,15 @@ cell measure(tensorops::thread_pool& pool, const family_info& f, int layout, ele
     double best_op = 1e300, best_probe = 1e300;
     for (int r = 0; r < rounds; ++r) {
         const double op_seconds = best_of(calls, threads, op);
-        double probe_seconds = best_of(calls, threads, [&] { run_probe(pool, threads, f.limit, b, bytes, false); });
-        if (f.limit == tb::limit::copy) probe_seconds = std::min(probe_seconds, best_of(calls, threads, [&] { run_probe(pool, threads, f.limit, b, bytes, true); }));
+        double probe_seconds = best_of(calls, threads, [&] { run_probe(pool, threads, t.limit, b, bytes, t.output_bytes, 0); });
+        if (t.limit != cell_limit::read)  // the faster of the limit's two probes
+            probe_seconds = std::min(probe_seconds, best_of(calls, threads, [&] { run_probe(pool, threads, t.limit, b, bytes, t.output_bytes, 1); }));
         best_op = std::min(best_op, op_seconds);
         best_probe = std::min(best_probe, probe_seconds);
         ratios.push_back((t.operator_bytes / op_seconds) / (t.probe_bytes / probe_seconds));
     }
     std::nth_element(ratios.begin(), ratios.begin() + static_cast<std::ptrdiff_t>(ratios.size() / 2), ratios.end());
-    return {f.name, f.layouts[static_cast<std::size_t>(layout)], element_name(e), bytes, width_bytes, threads, 1e3 * best_op, 1e3 * best_probe,
+    return {f.name, f.layouts[static_cast<std::size_t>(layout)], element_name(e), bytes, width_bytes, threads, t.limit, 1e3 * best_op, 1e3 * best_probe,
             100.0 * ratios[ratios.size() / 2]};
 }
 
@@ -208,7 +242,7 @@ std::string human(std::size_t bytes) { return tb::human_bytes(bytes); }
 void print_table(const family_info& f, std::size_t bytes, const std::vector<element>& types, const std::vector<std::size_t>& widths,
                  const std::vector<cell>& cells) {
     std::printf("\n### %s, %s (%% of the %s limit; one thread / two threads)\n\n| width |", f.name, human(bytes).c_str(),
-                f.limit == tb::limit::read ? "read" : "copy");
+                f.limit == tb::limit::read ? "read limit, * of the read + write" : "copy");
     for (const char* layout : f.layouts)
         for (element e : types) std::printf(" %s, %s |", layout, element_name(e));
     std::printf("\n| ---: |");
@@ -219,11 +253,14 @@ void print_table(const family_info& f, std::size_t bytes, const std::vector<elem
         for (const char* layout : f.layouts)
             for (element e : types) {
                 double one = -1, two = -1;
+                bool read_write = false;
                 for (const cell& c : cells)
-                    if (c.family == f.name && c.layout == layout && c.type == element_name(e) && c.bytes == bytes && c.width == w)
+                    if (c.family == f.name && c.layout == layout && c.type == element_name(e) && c.bytes == bytes && c.width == w) {
                         (c.threads == 1 ? one : two) = c.percent;
+                        read_write = c.limit == cell_limit::read_write;
+                    }
                 if (one < 0 && two < 0) std::printf(" — |");
-                else std::printf(" %.0f / %.0f |", one, two);
+                else std::printf(" %.0f / %.0f%s |", one, two, read_write ? " *" : "");
             }
         std::printf("\n");
     }
@@ -276,18 +313,18 @@ int main(int argc, char** argv) {
                             else if (e == element::f16) c = measure<float16>(pool, f, layout, e, b, bytes, w, threads, rounds);
                             else c = measure<std::int32_t>(pool, f, layout, e, b, bytes, w, threads, rounds);
                             cells.push_back(c);
-                            std::fprintf(stderr, "%s,%s,%s,%zu,%zu,%d,%.4f,%.4f,%.1f\n", c.family.c_str(), c.layout.c_str(), c.type.c_str(), c.bytes,
-                                         c.width, c.threads, c.operator_ms, c.probe_ms, c.percent);
+                            std::fprintf(stderr, "%s,%s,%s,%zu,%zu,%d,%s,%.4f,%.4f,%.1f\n", c.family.c_str(), c.layout.c_str(), c.type.c_str(), c.bytes,
+                                         c.width, c.threads, limit_name(c.limit), c.operator_ms, c.probe_ms, c.percent);
                         }
                 }
             }
             print_table(f, bytes, types, sizes_widths, cells);
         }
     }
-    std::printf("\n# CSV: family,layout,type,bytes,width,threads,operator_ms,probe_ms,percent\n");
+    std::printf("\n# CSV: family,layout,type,bytes,width,threads,limit,operator_ms,probe_ms,percent\n");
     for (const cell& c : cells)
-        std::printf("%s,%s,%s,%zu,%zu,%d,%.4f,%.4f,%.1f\n", c.family.c_str(), c.layout.c_str(), c.type.c_str(), c.bytes, c.width, c.threads,
-                    c.operator_ms, c.probe_ms, c.percent);
+        std::printf("%s,%s,%s,%zu,%zu,%d,%s,%.4f,%.4f,%.1f\n", c.family.c_str(), c.layout.c_str(), c.type.c_str(), c.bytes, c.width, c.threads,
+                    limit_name(c.limit), c.operator_ms, c.probe_ms, c.percent);
     std::free(b.x);
     std::free(b.y);
     std::free(b.indices);

@@ -106,6 +106,70 @@ TEMPLATE_TEST_CASE("reduce: rows over an outer axis folded in far-apart pairs, a
     }
 }
 
+// A line of at most few_rows_max rows that are not fused is walked a strip of columns at a time with its accumulators in
+// registers (ops/detail/reduce/few_rows.hpp), a line of more rows wider than the L1 panel in stretches of
+// outer_stretch_bytes, its unpaired rows folded rows_in_turn at a time (reduce_wide_rows). Both must keep each lane's
+// order of operations: their bits must equal those of the panel walk of a group of lines (reduce_rows_of_group), which
+// walks a line of unpaired rows one row at a time in the same order — zeros of both signs and NaN in the input, SUM and
+// MAX; and every function against the reference on the same shapes: few rows (1, few_rows_max, and with a padded row
+// stride), wide rows with a group's remainder (few_rows_max + 1 rows, 7 and 130 rows: two units), a row of two
+// stretches and a partial vector, rows not back to back.
+TEMPLATE_TEST_CASE("reduce: lines of few rows and of wide rows keep the panel walk's bits", "", tensorops::float16, float, double,
+                   std::uint32_t, std::uint8_t) {
+    using T = TestType;
+    using C = simd::compute_t<T>;
+    namespace d = tensorops::detail;
+    test_rng rng(std::string("reduce few and wide rows ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    struct line_case {
+        std::size_t rows, columns, pitch;
+    };
+    const std::size_t page_row = 4100 / sizeof(T) + 1, wide_row = 16384 / sizeof(T) + 3, stretched = d::stretch_lanes<C> + 13;
+    const line_case cases[] = {{1, page_row, page_row},
+                               {d::few_rows_max, page_row, page_row},
+                               {d::few_rows_max - 1, 3000, 3007},
+                               {d::few_rows_max + 1, wide_row, wide_row},
+                               {7, stretched, stretched},
+                               {130, 8200 / sizeof(T) + 5, 8200 / sizeof(T) + 5},
+                               {11, 3000, 3011}};
+    for (std::size_t case_index = 0; case_index < std::size(cases); ++case_index) {
+        const auto& c = cases[case_index];
+        INFO("rows " << c.rows << " of " << c.columns << ", pitch " << c.pitch);
+        std::vector<T> x(c.rows * c.pitch);
+        for (auto& v : x) {
+            v = tensorops_test::random_value<T>(rng);
+            if constexpr (!std::is_integral_v<T>) {
+                if (rng.chance(0.01)) v = static_cast<T>(rng.chance(0.5) ? -0.0f : 0.0f);
+                if (rng.chance(0.0005)) v = std::numeric_limits<T>::quiet_NaN();
+            }
+        }
+        const auto plan = d::row_units::of_line<T>(c.columns, c.rows, static_cast<std::ptrdiff_t>(c.pitch));
+        CHECK(plan.fuse == 1);
+        CHECK(!plan.paired);
+        iter::loop_nest<2> group;
+        group.rank = 1;
+        group.sizes[0] = c.rows;
+        group.strides[1][0] = static_cast<std::ptrdiff_t>(c.pitch);
+        const auto same_as_panel_walk = [&](const auto& r) {
+            std::vector<T> walked(c.columns), panels(c.columns);
+            d::reduce_rows(x.data(), walked.data(), c.columns, group, c.rows, r);
+            d::reduce_rows_of_group(x.data(), panels.data(), c.columns, group, c.rows, r);
+            std::size_t differ = 0;
+            for (std::size_t j = 0; j < c.columns; ++j) differ += tensorops_test::same_bits(walked[j], panels[j]) ? 0 : 1;
+            CHECK(differ == 0);
+        };
+        same_as_panel_walk(d::sum_reduction<T, d::lift_kind::value, d::finish_kind::value>{});
+        same_as_panel_walk(d::extreme_reduction<T, true>{});
+        for (std::size_t function_index = 0; function_index < std::size(value_functions); ++function_index) {
+            const reduce_function f = value_functions[function_index];
+            if (std::is_integral_v<T> && !integer_capable(f)) continue;
+            if ((function_index + case_index) % 3 != 0 || !tensorops_test::runs_in_this_build(function_index + case_index, 4)) continue;
+            const std::vector<std::ptrdiff_t> strides{static_cast<std::ptrdiff_t>(c.pitch), 1};
+            check_reduce<T>(rng, f, {c.rows, c.columns}, {0}, strides, tensorops_test::layout_kind::packed);
+        }
+    }
+}
+
 // The short-row kernel takes contiguous reduced runs of up to short_row_elements (64 vectors of up to 32 bytes), eight
 // rows at a time (log-sum-exp: up to a quarter of that, log_sum_exp_short_row_elements): lengths below one vector (a partial load), at
 // and around every vector boundary up to its limits and just past them (the general kernel again), with 1 to 19 rows

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "../../iter/unroll.hpp"
 #include "../../simd/pack.hpp"
@@ -160,6 +162,45 @@ void fold_row_pair(const T* row, const T* other, simd::compute_t<T>* accumulator
     for_each_row_vector_prefetching<T>(row, other, ahead, width, [&](std::size_t j, const auto& load, const auto& store) TENSOROPS_INLINE_STEP {
         const P pair = r.combine_lanes(r.lift_lanes(P(load(row + j)), no_shift), r.lift_lanes(P(load(other + j)), no_shift));
         store(accumulators + j, r.combine_lanes(P(load(accumulators + j)), pair));
+    });
+}
+
+/// for_each_row_vector_prefetching over G rows read in the same steps (rows[0 … G)), each hinted `ahead` bytes on.
+template <std::size_t G, class T, class Step>
+[[gnu::always_inline]] inline void for_each_row_vector_prefetching_rows(const std::array<const T*, G>& rows, std::ptrdiff_t ahead, std::size_t width,
+                                                                         Step&& step_lanes) {
+    constexpr std::size_t W = simd::lanes<T>;
+    constexpr std::size_t per_line = std::max<std::size_t>(1, simd::cache_line_bytes / (W * sizeof(T)));  // vectors per line
+    constexpr std::size_t line_lanes = per_line * W;
+    constexpr std::size_t line_bytes = line_lanes * sizeof(T);
+    const auto load = [](const auto* p) { return simd::load(p); };
+    const auto store = [](auto* p, const auto& v) { simd::store(p, v); };
+    for (const T* row : rows) simd::prefetch_ahead(row, ahead, 1);
+    auto hints = [&]<std::size_t... K>(std::index_sequence<K...>) {
+        return std::array<simd::page_hint_walk<line_bytes>, G>{simd::page_hint_walk<line_bytes>(rows[K], ahead)...};
+    }(std::make_index_sequence<G>{});
+    std::size_t j = 0;
+    for (std::size_t line = 0; j + line_lanes <= width; j += line_lanes, ++line) {
+        iter::unrolled<per_line>([&](auto k) { step_lanes(j + k * W, load, store); });
+        iter::unrolled<G>([&](auto g) { hints[g].at(line); });
+    }
+    if (j == width) return;
+    for (const T* row : rows) simd::prefetch_page_ahead(row + j, ahead, line_bytes);  // the last line, less than whole
+    for_each_row_vector<T>(width - j, [&](std::size_t i, const auto& load_rest, const auto& store_rest) TENSOROPS_INLINE_STEP { step_lanes(j + i, load_rest, store_rest); });
+}
+
+/// accumulators[j] = (…(accumulators[j] ∘ rows[0] lane j lifted) ∘ …) ∘ rows[G − 1] lane j lifted, for lanes 0 … width − 1:
+/// fold_row of each row in turn (the same operations in the same order), for one load and store of the accumulator;
+/// hints every row `ahead` bytes on.
+template <std::size_t G, class T, class R>
+void fold_rows_in_turn(const std::array<const T*, G>& rows, simd::compute_t<T>* accumulators, std::size_t width, const R& r, std::ptrdiff_t ahead) {
+    static_assert(!R::shifted, "log-sum-exp folds its rows in log_sum_exp_block");
+    using P = simd::pack<T>;
+    const P no_shift(simd::compute_t<T>(0));
+    for_each_row_vector_prefetching_rows<G>(rows, ahead, width, [&](std::size_t j, const auto& load, const auto& store) TENSOROPS_INLINE_STEP {
+        P value(load(accumulators + j));
+        iter::unrolled<G>([&](auto g) { value = r.combine_lanes(value, r.lift_lanes(P(load(rows[g] + j)), no_shift)); });
+        store(accumulators + j, value);
     });
 }
 

@@ -73,6 +73,22 @@ inline constexpr std::size_t short_row_batch = 8;
 /// rows are meant to live while the input streams past.
 inline constexpr std::size_t outer_row_budget = 32 * 1024;
 
+/// Bytes of accumulators per stretch of a row wider than the outer kernel's L1 panel (reduce_wide_rows): each row's
+/// stream then runs 64 pages of f32 before the walk moves to the next row (a stream that restarts costs the
+/// prefetchers' ramp every time), while the running row stays within a core's L2 (its block and total rows, touched once
+/// every cascade_block rows, may fall out of it).
+inline constexpr std::size_t outer_stretch_bytes = std::size_t{256} << 10;
+
+/// Lines of at most this many rows (not fused) are reduced a strip of columns at a time with every accumulator in
+/// registers (reduce_few_rows): rows a multiple of an L1 way apart put a strip's lines of every row in one L1 set, and
+/// four rows' lines, with the lines the prefetchers bring for the next strip, fit the eight ways of the smallest L1s;
+/// more rows are walked a row (or group) at a time (reduce_wide_rows).
+inline constexpr std::size_t few_rows_max = 4;
+
+/// Vectors per strip of reduce_few_rows: four independent chains of combines, two cache lines of f32 per row, their
+/// running vectors and loads well within the 16 registers of AVX2.
+inline constexpr std::size_t few_rows_strip_vectors = 4;
+
 /// Rows per log-sum-exp block: enough that a block's own exponentials per lane (log_sum_exp_merge) are rare, few enough
 /// that a vector redone by log_sum_exp_block finds the block in L2 or L3; changes floating results.
 inline constexpr std::size_t lse_block_rows = 256;

@@ -12,7 +12,8 @@
 //                    per output;
 //   outer.hpp        the innermost dimension is kept and contiguous in input and output (narrower than a vector only
 //                    when the rows lie back to back): vectorised across it, the group's rows streamed in memory order
-//                    into a row of accumulators held in L1; no horizontal step;
+//                    into a row of accumulators held in L1; no horizontal step (a line's plan in row_units.hpp; a
+//                    line of a few rows a strip of columns at a time in registers, few_rows.hpp);
 //   strided.hpp      anything else, and user-defined element types: one scalar accumulator per output.
 // Log-sum-exp is a family of its own with the same layouts (../log_sum_exp/dispatch.hpp). On an executor, parallel.hpp
 // cuts the work so that every output is computed exactly as sequentially.

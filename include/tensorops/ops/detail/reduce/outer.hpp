@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <type_traits>
 
 #include "../../../iter/nd_loop.hpp"
@@ -14,6 +15,8 @@
 #include "../reduce_nest.hpp"
 #include "../row_walk.hpp"
 #include "../tuning.hpp"
+#include "few_rows.hpp"
+#include "row_units.hpp"
 
 namespace tensorops::detail {
 
@@ -30,8 +33,11 @@ namespace tensorops::detail {
 // accumulator load and store for both — a row of the line's first half with the same row of its second half, two
 // streams far apart (row_units); neighbouring rows read that way are slower from memory (the figures of this
 // paragraph: bench/journal/notes-reduce-and-log-sum-exp.md). Rows wider than a panel — what fits in
-// outer_row_budget bytes of accumulator rows — are cut into panels, each walked over all the rows. No
-// horizontal step at all; row ends narrower than a vector use partial loads.
+// outer_row_budget bytes of accumulator rows — are cut into panels, each walked over all the rows; for a group of one
+// line (functions with row blocks), such wide rows are walked in stretches of outer_stretch_bytes with the running row
+// in L2 and unpaired rows folded a few at a time (reduce_wide_rows), and lines of at most few_rows_max rows a strip of
+// columns at a time in registers (few_rows.hpp): both keep each lane's order of operations. No horizontal step at
+// all; row ends narrower than a vector use partial loads.
 // Three rows of accumulators: the running row takes cascade_block input rows and then joins the block row,
 // which takes cascade_block such blocks and then joins the total row — a three-level cascade whose error grows
 // like (2·cascade_block + n / cascade_block²)·ε rather than n·ε for sums. Every function with R::row_blocks keeps
@@ -40,16 +46,6 @@ namespace tensorops::detail {
 // blocks far apart whose rows are folded in pairs), so reduce_rows_in_bands can give the units to several threads and
 // combine their running rows exactly as here. Floating products keep one running row (restarting
 // from 1 every block takes data in [0, 1) through subnormals again each time: measured slower, not kept).
-
-/// How many back-to-back rows of `width` lanes, `step` elements apart, the outer kernel fuses into one wide row: 1
-/// unless the rows are adjacent (step = width), narrower than narrow_row_bytes, and that many fit in a panel of `panel`
-/// lanes.
-template <class T>
-[[nodiscard]] std::size_t fused_rows(std::size_t width, std::ptrdiff_t step, std::size_t panel) {
-    if (width > panel || step != static_cast<std::ptrdiff_t>(width)) return 1;
-    const std::size_t wanted = (narrow_row_bytes + width * sizeof(T) - 1) / (width * sizeof(T));
-    return std::max<std::size_t>(1, std::min(wanted, panel / width));
-}
 
 /// Calls visit(row, lanes, ahead) for the group's rows from `base` in order, one at a time: each row is `fuse`
 /// back-to-back rows of `width` (lanes = fuse · width) while whole ones remain in the line, then single rows
@@ -114,45 +110,19 @@ void reduce_rows_of_group(const T* x, T* y, std::size_t width, const iter::loop_
     }
 }
 
-/// How the outer kernel walks one line of `visits` rows (each `visit_step` elements after the one before) for functions
-/// with row blocks: in units, each folded into a running row of its own, the running rows then combined in order
-/// (unit_combiner) — whether one thread does it all (reduce_rows) or several share the units out
-/// (reduce_rows_in_bands), so the results are the same bit for bit. Unit u is block u, rows
-/// [u · cascade_block, (u + 1) · cascade_block), folded one row at a time — or, when `paired`, block u beside block
-/// u + units (the second half of the line), row i of one with row i of the other (fold_row_pair: one load and store
-/// of the accumulator for the two rows' vectors), the rows of block u that have no partner one at a time.
-/// Pairs only where the halves lie at least far_pair_bytes apart: two streams far apart read as fast as a plain sum of
-/// the same bytes, and the nearer they lie the slower they read — near streams are slow here, which is why the halves
-/// of the line are paired and not neighbours. In L2 the pairs save accumulator loads and stores, so that a float16 walk
-/// costs its conversions alone. Paired at first for float16 only (whose lanes are wider than its elements); f32 pairs
-/// too since the page hints are counted (for_each_row_vector_prefetching): measured faster on one thread and on two
-/// (the figures: bench/journal/notes-reduce-and-log-sum-exp.md).
-/// of_line plans a line of `n` rows of `width` lanes, `step` elements apart: rows fused `fuse` at a time (fused_rows,
-/// for the accumulator rows' panel) make `visits` rows of fuse · width lanes, `visit_step` apart, and the n mod fuse
-/// rows left over go to the last unit (fold_rows_left_over). What reduce_rows and reduce_rows_in_bands must agree on.
-struct row_units {
-    std::size_t fuse = 1;
-    std::ptrdiff_t visit_step = 0;
-    std::size_t visits = 0;
-    std::size_t units = 0;
-    bool paired = false;
+/// Rows of T that reduce_wide_rows folds into its running row in one pass (fold_rows_in_turn): as many as make the
+/// input's bytes per lane of the pass equal to the running row's load and store (2 · sizeof(C)): two f32 rows, four
+/// float16 ones. Its running row lives in L2, which serves the accumulator's traffic less easily than L1 does.
+template <class T>
+inline constexpr std::size_t rows_in_turn = std::max<std::size_t>(1, 2 * sizeof(simd::compute_t<T>) / sizeof(T));
 
-    template <class T>
-    [[nodiscard]] static row_units of_line(std::size_t width, std::size_t n, std::ptrdiff_t step) noexcept {
-        const std::size_t fuse = fused_rows<T>(width, step, accumulator_rows<simd::compute_t<T>, 3>::panel);
-        const std::ptrdiff_t visit_step = static_cast<std::ptrdiff_t>(fuse) * step;
-        const std::size_t visits = n / fuse;
-        const std::size_t blocks = (visits + cascade_block - 1) / cascade_block;
-        const std::size_t half = (blocks + 1) / 2;
-        const std::size_t pitch = pitch_bytes<T>(visit_step);
-        const bool paired = blocks >= 2 && half * cascade_block * pitch >= far_pair_bytes;
-        return {fuse, visit_step, visits, paired ? half : blocks, paired};
-    }
-};
-
-/// running ∘= unit `unit` of `plan` (row_units) of the line of rows from x, `lanes` lanes of each (fused) row.
+/// running ∘= unit `unit` of `plan` (row_units) of the line of rows from x, `lanes` lanes of each (fused) row. `in_turn`:
+/// the rows that are not paired rows_in_turn at a time (fold_rows_in_turn: the same operations in the same order, for
+/// one load and store of the accumulator per group; the groups' rows lie a row apart, so only for wide rows — neighbouring
+/// narrow rows read together are slower, see row_units).
 template <class T, class R>
-void fold_unit(const T* x, std::size_t lanes, const row_units& plan, std::size_t unit, simd::compute_t<T>* running, const R& r) {
+void fold_unit(const T* x, std::size_t lanes, const row_units& plan, std::size_t unit, simd::compute_t<T>* running, const R& r,
+               bool in_turn = false) {
     const std::ptrdiff_t step = plan.visit_step;
     const std::ptrdiff_t ahead = simd::rows_ahead_bytes<T>(step);
     const std::size_t first = unit * cascade_block, end = std::min(plan.visits, first + cascade_block);
@@ -162,6 +132,15 @@ void fold_unit(const T* x, std::size_t lanes, const row_units& plan, std::size_t
         const std::size_t pairs = std::min(plan.visits, partner + cascade_block) - partner;
         const T* other = x + static_cast<std::ptrdiff_t>(partner) * step;
         for (std::size_t k = 0; k < pairs; ++k, ++i, row += step, other += step) fold_row_pair(row, other, running, lanes, r, ahead);
+    }
+    if (in_turn) {
+        constexpr std::size_t G = rows_in_turn<T>;
+        const std::ptrdiff_t ahead_of_group = simd::rows_ahead_bytes<T>(static_cast<std::ptrdiff_t>(G) * step);
+        for (; i + G <= end; i += G, row += static_cast<std::ptrdiff_t>(G) * step) {
+            std::array<const T*, G> group;
+            for (std::size_t g = 0; g < G; ++g) group[g] = row + static_cast<std::ptrdiff_t>(g) * step;
+            fold_rows_in_turn<G>(group, running, lanes, r, ahead_of_group);
+        }
     }
     for (; i < end; ++i, row += step) fold_row(row, running, lanes, r, ahead);
 }
@@ -200,13 +179,45 @@ struct unit_combiner {
     }
 };
 
+/// reduce_rows for a line of more than few_rows_max rows wider than the L1 panel of its three rows of accumulators (so
+/// never fused): y[j], j < width, with the same order of operations per lane as reduce_rows.
+/// Algorithm. The walk of reduce_rows, in stretches of outer_stretch_bytes of accumulators instead of L1 panels: each
+/// row is read in long stretches (in L1 panels, 8 KiB of f32 per row at a time, every row's stream restarted every two
+/// pages), and the running row lives in L2; to keep its traffic to L2 within the input's, the rows that are not paired
+/// are folded rows_in_turn at a time (fold_unit). The three rows of accumulators are on the heap (one allocation a call).
+template <class T, class R>
+void reduce_wide_rows(const T* x, T* y, std::size_t width, const row_units& plan, std::size_t count, const R& r) {
+    using C = simd::compute_t<T>;
+    const C identity = static_cast<C>(r.identity());
+    const std::size_t panel = std::min(width, stretch_lanes<C>);
+    const auto rows = std::make_unique_for_overwrite<C[]>(3 * panel);  // running, block, total
+    C* const running = rows.get();
+    C* const block = running + panel;
+    C* const total = block + panel;
+    for (std::size_t start = 0; start < width; start += panel) {
+        const std::size_t w = std::min(panel, width - start);
+        fill_row(running, w, identity);
+        fill_row(block, w, identity);
+        fill_row(total, w, identity);
+        unit_combiner<T, R> combiner{block, total, w, r};
+        const std::size_t units = std::max<std::size_t>(plan.units, 1);
+        for (std::size_t u = 0; u < units; ++u) {
+            if (u != 0) fill_row(running, w, identity);
+            if (u < plan.units) fold_unit(x + start, w, plan, u, running, r, true);
+            combiner.add(running);
+        }
+        finish_segments(combiner.finish(), w, 1, y + start, count, r);
+    }
+}
+
 /// The outer kernel for one stretch of `width` contiguous outputs y (every function but log-sum-exp).
 /// Narrow rows that lie back to back ([n, w] reduced over n, w · sizeof(T) < 4 KiB) are fused k at a time into
 /// rows of k · w lanes, whose k segments are combined at the end: per-row overhead and, more important, several
 /// row streams inside one 4 KiB page (which the hardware prefetchers follow badly) are avoided (unfused, such rows
 /// measured slower than rows of 4 KiB: bench/journal/notes-reduce-and-log-sum-exp.md).
 /// A group of one line (the common case: [n, w] over n) is walked in row_units by functions with row blocks; the
-/// rows left over after the fused ones go to the last unit's running row.
+/// rows left over after the fused ones go to the last unit's running row. Such a line of at most few_rows_max unfused
+/// rows goes to reduce_few_rows, one of rows wider than the L1 panel to reduce_wide_rows: the same bits.
 template <class T, class R>
 void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& group, std::size_t count, const R& r) {
     if constexpr (R::row_blocks) {
@@ -215,6 +226,8 @@ void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& 
             const std::size_t n = group.sizes[0];
             const std::ptrdiff_t step = group.strides[1][0];
             const row_units plan = row_units::of_line<T>(width, n, step);
+            if (plan.fuse == 1 && n <= few_rows_max) return reduce_few_rows(x, y, width, plan, count, r);
+            if (width > accumulator_rows<C, 3>::panel) return reduce_wide_rows(x, y, width, plan, count, r);
             const std::size_t fuse = plan.fuse;
             const C identity = static_cast<C>(r.identity());
             accumulator_rows<C, 3> rows;  // running, block, total
