@@ -1,31 +1,30 @@
 #!/usr/bin/env bash
-# Builds and runs every test, in three configurations (CI runs exactly these, in under 15 minutes on two cores):
+# Builds and runs every test, in four configurations (CI runs exactly these):
 #   gcc-v3           g++ -O2, -march=x86-64-v3 (AVX2, FMA, F16C): what most consumers build, with GCC's contraction
 #                    of multiplies and adds into FMAs (the tests that compare bits across kernels see it); the typed
 #                    tests over one integer type of each width (clang-v3-san runs this instruction set with all eight)
 #   clang-v3-san     clang++ -O0, -march=x86-64-v3, AddressSanitizer + UndefinedBehaviorSanitizer, plus the dml tests,
 #                    the examples (the demo and custom_type, run as tests, uninstrumented) and the README example as a
 #                    strict consumer (-Wall -Wextra -Wpedantic -Wshadow -Werror, at v3 and at baseline)
-#   gcc-baseline-san g++ -Og, -march=x86-64 (SSE2 through xsimd), AddressSanitizer + UndefinedBehaviorSanitizer, plus
-#                    the package-consumption tests
-# Every configuration also builds the simd tests with xsimd switched off (tensorops_tests_scalar: the scalar fallbacks
-# of simd/). And, when asked for by name:
-#   gcc-scalar-san   g++ -Og, -march=x86-64, xsimd disabled everywhere (every operator on the scalar paths), the
-#                    sanitizers: run it after changing simd/scalar.hpp, simd/portable.hpp or a kernel's tail handling
+#   gcc-baseline     g++ -Og, -march=x86-64 (SSE2 through xsimd), plus the package-consumption tests
+#   gcc-scalar-san   g++ -Og, -march=x86-64, xsimd disabled (every operator on the scalar paths), AddressSanitizer +
+#                    UndefinedBehaviorSanitizer
+# Every configuration also builds the simd tests with xsimd switched off (tensorops_tests_scalar). And, when asked for
+# by name:
+#   gcc-baseline-san g++ -Og, -march=x86-64 with xsimd and the sanitizers (its reductions unit alone took 13 CPU-minutes
+#                    and 10 GB: journal 2026-11-29-ci-budget.md)
 #   clang-mpi        the tests of tensorops::mpi (tests/mpi) and its example, each run under mpiexec on 1-4 ranks
-#                    (clang++ -O0 -march=x86-64-v3: they only have to run; at -O1 their build took six times the CPU);
-#                    installs Open MPI
+#                    (clang++ -O0 -march=x86-64-v3: they only have to run); installs Open MPI
 #   clang-fuzz       the libFuzzer target (fuzz/fuzzer.cpp: the typed API and tensorops::dml, every result compared with
 #                    the scalar reference; clang++ -O1, -march=x86-64-v3, the sanitizers) and a run of
 #                    TENSOROPS_FUZZ_SECONDS (default 300) that first replays the seed corpus, every input checked: run it
-#                    after changing an operator, dml/ or a kernel's edge handling, and commit a few of the inputs it adds
-#                    to fuzz/corpus (merged: -merge=1). For a long run: fuzz/README.md
+#                    after changing an operator, dml/ or a kernel's edge handling (fuzz/README.md)
 #   gcc-v4           g++, -march=x86-64-v4 (512-bit registers), on a CPU with AVX-512 (F, BW, DQ, VL): run it after
 #                    changing simd/ or a kernel's vector steps
 # Translation units that instantiate the whole dml layer (every operator × data type × index type: the dml tests, the
 # demo) take minutes each to compile and exercise dispatch code that is the same at every ISA level, so they are built
 # once, in clang-v3-san (clang compiles them several times faster than g++).
-# Usage: tools/run-tests.sh [configuration ...]   (default: the three above)
+# Usage: tools/run-tests.sh [configuration ...]   (default: the four above)
 # TENSOROPS_COMPILE_PROFILE=1 records each translation unit's CPU seconds and peak memory in
 # build/test-<configuration>/compile-profile.txt (tools/compile-profile.sh).
 set -euo pipefail
@@ -63,6 +62,8 @@ configure_args() {
     clang-v3-san)     args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0"
                             -DTENSOROPS_BUILD_EXAMPLES=ON -DTENSOROPS_EXAMPLE_COMPILE_OPTIONS=-fno-sanitize=all
                             -DTENSOROPS_STRICT_CONSUMER=ON -DTENSOROPS_DML_TESTS=ON) ;;
+    gcc-baseline)     args=(-DCMAKE_CXX_COMPILER=g++ "${release_og[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64" -DTENSOROPS_PACKAGE_TESTS=ON
+                            "${without_dml[@]}") ;;
     gcc-baseline-san) args=(-DCMAKE_CXX_COMPILER=g++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64 -Og" -DTENSOROPS_PACKAGE_TESTS=ON
                             -DTENSOROPS_BUILD_EXAMPLES=OFF -DTENSOROPS_DML_TESTS=OFF) ;;
     clang-fuzz)       args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O1" "${without_dml[@]}"
@@ -70,7 +71,7 @@ configure_args() {
     clang-mpi)        args=(-DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE= "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0" -DTENSOROPS_BUILD_TESTS=OFF
                           -DTENSOROPS_BUILD_EXAMPLES=OFF -DTENSOROPS_MPI_TESTS=ON) ;;
     gcc-scalar-san)   args=(-DCMAKE_CXX_COMPILER=g++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64 -Og" -DTENSOROPS_USE_XSIMD=OFF
-                          -DTENSOROPS_BUILD_EXAMPLES=ON -DTENSOROPS_EXAMPLE_COMPILE_OPTIONS=-O0 -DTENSOROPS_DML_TESTS=OFF) ;;
+                            "${without_dml[@]}") ;;
     # GCC 12 warns of uninitialised values inside its own avx512fintrin.h (_mm512_undefined_*): not ours. And at this
     # level it took a std::vector<std::ptrdiff_t>'s destructor in test_parallel_reduce.cpp for a delete at a nonzero
     # offset (-Wfree-nonheap-object, a false positive of that warning's known family: GCC meta-bug 99098).
@@ -83,7 +84,7 @@ configure_args() {
 
 configurations=("$@")
 if [ ${#configurations[@]} -eq 0 ]; then
-  configurations=(gcc-v3 clang-v3-san gcc-baseline-san)
+  configurations=(gcc-v3 clang-v3-san gcc-baseline gcc-scalar-san)
   if grep -qw avx512bw /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo; then
     echo "== this CPU has AVX-512: 'tools/run-tests.sh gcc-v4' tests the 512-bit paths (not part of the default run)"
   fi
@@ -108,39 +109,46 @@ for configuration in "${configurations[@]}"; do
   rm -f "$root/build/test-$configuration/compile-profile.txt"
   cmake -S "$root" -B "$root/build/test-$configuration" -G Ninja -DTENSOROPS_WERROR=ON -DTENSOROPS_UNITY_TESTS=ON "${args[@]}" "${profile[@]}" >/dev/null
 done
-# Every configuration is built and then tested in a lane of its own, the lanes side by side: three compilers on two
-# cores, each configuration's build one translation unit at a time (the unity units take 4-9 GB of compiler memory:
-# three at once fit a 24 GB machine, four or more did not), so no core idles while one configuration's last unit
-# compiles, and a configuration whose build ends first runs its tests beside the others' builds. Each lane writes
+# The configurations are built and tested in two lanes side by side, each lane its configurations in turn (by default
+# gcc-v3 then gcc-baseline-san beside clang-v3-san), so a configuration's tests run beside another's build. The unity
+# units take 4-11 GB of compiler memory each: three at once overran a 24 GB machine (journal 2026-11-29-ci-budget.md),
+# so below 40 GB a sanitised build compiles one unit at a time, an optimised one two. Each lane writes
 # build/test-<configuration>/build.log and ctest.log, and its status to lane-status.
 run_lane() {
-  local configuration=$1 build="$root/build/test-$1"
-  echo "== $configuration: build"
-  if ! cmake --build "$build" --parallel 1 >"$build/build.log" 2>&1; then
-    echo "== $configuration: build FAILED"
-    cat "$build/build.log"
-    echo build-failed >"$build/lane-status"
-    return 1
-  fi
-  echo "== $configuration: built; its tests run"
-  if ctest --test-dir "$build" --parallel "$jobs" --output-on-failure --timeout 600 >"$build/ctest.log" 2>&1; then
-    echo passed >"$build/lane-status"
-    echo "== $configuration: $(grep -E "tests passed" "$build/ctest.log" | tail -1)"
-  else
-    echo tests-failed >"$build/lane-status"
-    echo "== $configuration: tests FAILED"
-    cat "$build/ctest.log"
-    return 1
-  fi
+  local configuration build build_jobs
+  for configuration in "$@"; do
+    build="$root/build/test-$configuration"
+    build_jobs=$jobs
+    case "$configuration" in *-san) if [ "$(awk '/MemTotal/ {print int($2 / 1048576)}' /proc/meminfo)" -lt 40 ]; then build_jobs=1; fi ;; esac
+    echo "== $configuration: build"
+    if ! cmake --build "$build" --parallel "$build_jobs" >"$build/build.log" 2>&1; then
+      echo "== $configuration: build FAILED"
+      cat "$build/build.log"
+      echo build-failed >"$build/lane-status"
+      return 1
+    fi
+    echo "== $configuration: built; its tests run"
+    if ctest --test-dir "$build" --parallel "$jobs" --output-on-failure --timeout 600 >"$build/ctest.log" 2>&1; then
+      echo passed >"$build/lane-status"
+      echo "== $configuration: $(grep -E "tests passed" "$build/ctest.log" | tail -1)"
+    else
+      echo tests-failed >"$build/lane-status"
+      echo "== $configuration: tests FAILED"
+      cat "$build/ctest.log"
+      return 1
+    fi
+  done
 }
-lanes=()
-for configuration in "${configurations[@]}"; do
-  rm -f "$root/build/test-$configuration/lane-status"
-  run_lane "$configuration" &
-  lanes+=($!)
+lane_one=() lane_two=()
+for index in "${!configurations[@]}"; do
+  rm -f "$root/build/test-${configurations[$index]}/lane-status"
+  if [ $((index % 2)) -eq 0 ]; then lane_one+=("${configurations[$index]}"); else lane_two+=("${configurations[$index]}"); fi
 done
 status=0
-for lane in "${lanes[@]}"; do wait "$lane" || status=1; done
+run_lane "${lane_one[@]}" &
+lane_one_pid=$!
+if [ ${#lane_two[@]} -gt 0 ]; then run_lane "${lane_two[@]}" || status=1; fi
+wait "$lane_one_pid" || status=1
 
 total_passed=0
 total_failed=0
