@@ -77,7 +77,7 @@ constexpr std::uint16_t integer_to_bfloat16_bits(Integer value) noexcept {
 
 /// A bfloat16 value. Trivially copyable, standard layout, two bytes; default construction leaves the value
 /// uninitialised, like `float`. All conversions are explicit.
-struct bfloat16 {
+struct bfloat16 : narrow_float_arithmetic<bfloat16> {
     bfloat16() = default;
 
     /// Rounds to the nearest bfloat16, ties to even; overflow gives ±inf, NaN stays NaN (quiet, sign kept).
@@ -105,32 +105,6 @@ struct bfloat16 {
 
     /// The bfloat16 encoding of this value.
     constexpr std::uint16_t to_bits() const noexcept { return bits_; }
-
-    // Arithmetic: computed in float, rounded once to bfloat16 (which is the correctly rounded result).
-    friend constexpr bfloat16 operator+(bfloat16 a, bfloat16 b) noexcept { return bfloat16(float(a) + float(b)); }
-    friend constexpr bfloat16 operator-(bfloat16 a, bfloat16 b) noexcept { return bfloat16(float(a) - float(b)); }
-    friend constexpr bfloat16 operator*(bfloat16 a, bfloat16 b) noexcept { return bfloat16(float(a) * float(b)); }
-    friend constexpr bfloat16 operator/(bfloat16 a, bfloat16 b) noexcept { return bfloat16(float(a) / float(b)); }
-
-    /// Flips the sign bit (also of zeros and NaNs), exactly.
-    constexpr bfloat16 operator-() const noexcept { return from_bits(bits_ ^ detail::bfloat16_format::sign_mask); }
-    /// Returns the value unchanged.
-    constexpr bfloat16 operator+() const noexcept { return *this; }
-
-    // Compound assignment: the same single rounding as the binary operators.
-    constexpr bfloat16& operator+=(bfloat16 other) noexcept { return *this = *this + other; }
-    constexpr bfloat16& operator-=(bfloat16 other) noexcept { return *this = *this - other; }
-    constexpr bfloat16& operator*=(bfloat16 other) noexcept { return *this = *this * other; }
-    constexpr bfloat16& operator/=(bfloat16 other) noexcept { return *this = *this / other; }
-
-    // Comparisons follow IEEE: any comparison with a NaN is false except !=, and +0 == -0. (Six plain operators,
-    // as float16's: GCC 12 miscompiles chains of relational tests synthesised from float <=> when an operand is NaN.)
-    friend constexpr bool operator==(bfloat16 a, bfloat16 b) noexcept { return float(a) == float(b); }
-    friend constexpr bool operator!=(bfloat16 a, bfloat16 b) noexcept { return float(a) != float(b); }
-    friend constexpr bool operator<(bfloat16 a, bfloat16 b) noexcept { return float(a) < float(b); }
-    friend constexpr bool operator<=(bfloat16 a, bfloat16 b) noexcept { return float(a) <= float(b); }
-    friend constexpr bool operator>(bfloat16 a, bfloat16 b) noexcept { return float(a) > float(b); }
-    friend constexpr bool operator>=(bfloat16 a, bfloat16 b) noexcept { return float(a) >= float(b); }
 
 private:
     std::uint16_t bits_;

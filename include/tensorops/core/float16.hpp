@@ -86,7 +86,7 @@ constexpr float half_bits_to_float(std::uint16_t half) noexcept {
 
 /// IEEE binary16 value. Trivially copyable, standard layout, two bytes; default construction leaves
 /// the value uninitialised, like `float`. All conversions are explicit.
-struct float16 {
+struct float16 : narrow_float_arithmetic<float16> {
     float16() = default;
 
     /// Rounds to the nearest half, ties to even; overflow gives ±inf, NaN stays NaN.
@@ -115,33 +115,6 @@ struct float16 {
 
     /// The IEEE binary16 encoding of this value.
     constexpr std::uint16_t to_bits() const noexcept { return bits_; }
-
-    // Arithmetic: computed in float, rounded once to half (which is the correctly rounded result).
-    friend constexpr float16 operator+(float16 a, float16 b) noexcept { return float16(float(a) + float(b)); }
-    friend constexpr float16 operator-(float16 a, float16 b) noexcept { return float16(float(a) - float(b)); }
-    friend constexpr float16 operator*(float16 a, float16 b) noexcept { return float16(float(a) * float(b)); }
-    friend constexpr float16 operator/(float16 a, float16 b) noexcept { return float16(float(a) / float(b)); }
-
-    /// Flips the sign bit (also of zeros and NaNs), exactly.
-    constexpr float16 operator-() const noexcept { return from_bits(bits_ ^ detail::half_sign_mask); }
-    /// Returns the value unchanged.
-    constexpr float16 operator+() const noexcept { return *this; }
-
-    // Compound assignment: the same single rounding as the binary operators.
-    constexpr float16& operator+=(float16 other) noexcept { return *this = *this + other; }
-    constexpr float16& operator-=(float16 other) noexcept { return *this = *this - other; }
-    constexpr float16& operator*=(float16 other) noexcept { return *this = *this * other; }
-    constexpr float16& operator/=(float16 other) noexcept { return *this = *this / other; }
-
-    // Comparisons follow IEEE: any comparison with a NaN is false except !=, and +0 == -0.
-    // (Six plain operators rather than a partial_ordering <=>: GCC 12 miscompiles chains of relational
-    // tests synthesised from float <=> when an operand is NaN.)
-    friend constexpr bool operator==(float16 a, float16 b) noexcept { return float(a) == float(b); }
-    friend constexpr bool operator!=(float16 a, float16 b) noexcept { return float(a) != float(b); }
-    friend constexpr bool operator<(float16 a, float16 b) noexcept { return float(a) < float(b); }
-    friend constexpr bool operator<=(float16 a, float16 b) noexcept { return float(a) <= float(b); }
-    friend constexpr bool operator>(float16 a, float16 b) noexcept { return float(a) > float(b); }
-    friend constexpr bool operator>=(float16 a, float16 b) noexcept { return float(a) >= float(b); }
 
 private:
     std::uint16_t bits_;
