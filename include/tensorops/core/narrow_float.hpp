@@ -46,7 +46,9 @@ struct narrow_float_arithmetic {
     friend constexpr T operator-(T a, T b) noexcept { return T(float(a) - float(b)); }
     friend constexpr T operator*(T a, T b) noexcept { return T(float(a) * float(b)); }
     friend constexpr T operator/(T a, T b) noexcept { return T(float(a) / float(b)); }
-    friend constexpr T operator-(T a) noexcept { return T::from_bits(static_cast<std::uint16_t>(a.to_bits() ^ 0x8000u)); }
+    friend constexpr T operator-(T a) noexcept {
+        return T::from_bits(static_cast<std::uint16_t>(a.to_bits() ^ 0x8000u));
+    }
     friend constexpr T operator+(T a) noexcept { return a; }
 
     friend constexpr T& operator+=(T& a, T b) noexcept { return a = a + b; }
