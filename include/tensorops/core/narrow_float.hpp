@@ -35,11 +35,11 @@ concept narrow_float =
     enable_narrow_float<T> && sizeof(T) == 2 && std::is_trivially_copyable_v<T> && narrow_float_conversions<T>;
 
 /// The arithmetic and comparisons of a narrow float T, one definition for float16 and bfloat16 (each derives from
-/// `narrow_float_arithmetic<T>`; the operators are hidden friends, found through the base). Every operation widens to
-/// float, computes there and rounds once back to T, which is the correctly rounded result; compound assignments round
-/// the same once. Negation flips the sign bit exactly (zeros and NaNs too). Comparisons follow IEEE: any comparison with
-/// a NaN is false except !=, and +0 == -0 — six plain operators rather than a partial_ordering <=>: GCC 12 miscompiles
-/// chains of relational tests synthesised from float <=> when an operand is NaN.
+/// `narrow_float_arithmetic<T>`; the operators are hidden friends, found through the base). Every operation widens
+/// to float, computes there and rounds once back to T, which is the correctly rounded result; compound assignments
+/// round the same once. Negation flips the sign bit exactly (zeros and NaNs too). Comparisons follow IEEE: any
+/// comparison with a NaN is false except !=, and +0 == -0 — six plain operators rather than a partial_ordering <=>:
+/// GCC 12 miscompiles chains of relational tests synthesised from float <=> when an operand is NaN.
 template <class T>
 struct narrow_float_arithmetic {
     friend constexpr T operator+(T a, T b) noexcept { return T(float(a) + float(b)); }
