@@ -35,7 +35,8 @@ namespace detail {
 ///      in its row-major order — the order of the concatenation, restricted to the tuples that touch this shard;
 ///   3. each rank applies them with the library's scatter_nd on its shard (input → output copy, duplicates, reduction).
 /// Every element therefore receives the same updates, in the same order, combined by the same element-wise function,
-/// as in the single process on the concatenation: the same bits.
+/// as in the single process on the concatenation: the same bits (for max / min up to what that function leaves
+/// unspecified: a NaN's payload, the sign of a tied zero).
 template <class T, class I>
 void sharded_scatter(const executor_ref& exec, std::string_view operation, const sharded_view<const T>& input, const tensor_view<const I>& indices,
                      const tensor_view<const T>& updates, const sharded_view<T>& output, scatter_reduction reduction) {
@@ -107,8 +108,10 @@ void sharded_scatter(const executor_ref& exec, std::string_view operation, const
 /// Result: on every rank's shard, bit for bit what tensorops::scatter_nd writes there on the gathered tensor with
 /// the concatenated tuples — duplicates (the last in global order wins) and every reduction (none, add, multiply, max,
 /// min, combined in global order) included, for any number of ranks, any shard sizes (unequal, empty), any sharded
-/// axis (among the indexed dimensions or the slice's) and any executor. Types and numerics as tensorops::scatter_nd,
-/// for trivially copyable T (updates travel as bytes).
+/// axis (among the indexed dimensions or the slice's) and any executor. One exception, as unspecified as in
+/// tensorops::scatter_nd: with max and min, the payload of a NaN result and which of ±0 wins a tie (the library's
+/// vector lanes and its scalar loop differ there, and a shard may cut a slice's contiguous run where the gathered
+/// tensor does not). Types and numerics as tensorops::scatter_nd, for trivially copyable T (updates travel as bytes).
 /// Aliasing: output.local() may be exactly input.local() (in place); any other overlap with it, and any overlap with
 /// indices or updates, is an error.
 /// Errors (tensorops::error, on every rank, before anything is written on any rank): the sharding errors of
