@@ -1,7 +1,7 @@
-// tests/mpi/test_mpi_scatter.cpp — mpi::scatter_nd against tensorops::scatter_nd on the gathered input with every rank's
-// indices and updates concatenated in rank order, bit for bit: random ranks, shapes, shard sizes (unequal, empty),
-// sharded axis (an indexed or a slice dimension), index and element types, every reduction, duplicates within and
-// across ranks, negative tuples, tuple counts differing by rank (none included), in place or not, local layouts and
+// tests/mpi/test_mpi_scatter.cpp — mpi::scatter_nd against tensorops::scatter_nd on the gathered input with every
+// rank's indices and updates concatenated in rank order, bit for bit: random ranks, shapes, shard sizes (unequal,
+// empty), sharded axis (an indexed or a slice dimension), index and element types, every reduction, duplicates within
+// and across ranks, negative tuples, tuple counts differing by rank (none included), in place or not, local layouts and
 // executors; then an out-of-range tuple or wrong updates on one rank only: the same error on every rank, no shard
 // written (in place either), and the ranks still in step.
 #include "tuple_support.hpp"
@@ -17,9 +17,12 @@ void scatter_trial(context& c, tensorops::thread_pool& pool) {
     for (auto& size : global) size = c.uniform(1, 6);
     if (c.chance(0.2)) global[c.uniform(0, rank - 1)] = c.uniform(20, 60);
     const std::size_t k = c.uniform(1, rank);
+    if (k < rank && c.chance(0.1)) global[c.uniform(k, rank - 1)] = 0;  // empty slices
     const shards s = random_shards(c, global, c.uniform(0, rank - 1));
-    constexpr tensorops::scatter_reduction reductions[] = {tensorops::scatter_reduction::none, tensorops::scatter_reduction::add,
-                                                           tensorops::scatter_reduction::multiply, tensorops::scatter_reduction::max,
+    constexpr tensorops::scatter_reduction reductions[] = {tensorops::scatter_reduction::none,
+                                                           tensorops::scatter_reduction::add,
+                                                           tensorops::scatter_reduction::multiply,
+                                                           tensorops::scatter_reduction::max,
                                                            tensorops::scatter_reduction::min};
     const auto reduction = reductions[c.uniform(0, 4)];
     const bool few = c.chance(0.5), on_pool = c.chance(0.3), in_place = c.chance(0.3);
@@ -55,16 +58,18 @@ void scatter_trial(context& c, tensorops::thread_pool& pool) {
     std::vector<std::size_t> all_update_sizes{total};
     all_update_sizes.insert(all_update_sizes.end(), slice.begin(), slice.end());
     std::vector<T> expected(data.size());
-    tensorops::scatter_nd(tensorops::tensor_view<const T>(data.data(), global), tensorops::tensor_view<const I>(all_indices.data(), {total, k}),
-                          tensorops::tensor_view<const T>(all_updates.data(), all_update_sizes), tensorops::tensor_view<T>(expected.data(), global),
-                          reduction);
+    tensorops::scatter_nd(tensorops::tensor_view<const T>(data.data(), global),
+                          tensorops::tensor_view<const I>(all_indices.data(), {total, k}),
+                          tensorops::tensor_view<const T>(all_updates.data(), all_update_sizes),
+                          tensorops::tensor_view<T>(expected.data(), global), reduction);
 
     std::vector<std::vector<std::size_t>> local_sizes(static_cast<std::size_t>(c.ranks), s.global);
     for (std::size_t r = 0; r < local_sizes.size(); ++r) local_sizes[r][s.axis] = s.counts[r];
     const layout in_layout = my_layout(c, local_sizes), out_layout = my_layout(c, local_sizes);
     const layout index_layout = my_layout(c, index_sizes), update_layout = my_layout(c, update_sizes);
     std::vector<T> shard(element_count(s.local));
-    for_each_shard_element(s.local, s.global, s.axis, s.offset, [&](const std::vector<std::size_t>& index, std::size_t at) {
+    for_each_shard_element(s.local, s.global, s.axis, s.offset,
+                           [&](const std::vector<std::size_t>& index, std::size_t at) {
         std::size_t packed = 0;
         for (std::size_t d = 0; d < index.size(); ++d) packed = packed * s.local[d] + index[d];
         shard[packed] = data[at];
@@ -74,28 +79,35 @@ void scatter_trial(context& c, tensorops::thread_pool& pool) {
     const tensorops::tensor_view<T> out_view = in_place ? in.view : separate.view;
     const placed<I> indices = place(index_layout, index_sizes[me], my_indices, I{});
     const placed<T> updates = place(update_layout, update_sizes[me], my_updates, T{});
-    const tensorops::mpi::sharded_view<const T> input(tensorops::tensor_view<const T>(in.view), s.axis, s.offset, s.global[s.axis], c.comm);
+    const tensorops::mpi::sharded_view<const T> input(tensorops::tensor_view<const T>(in.view), s.axis, s.offset,
+                                                      s.global[s.axis], c.comm);
     const tensorops::mpi::sharded_view<T> output(out_view, s.axis, s.offset, s.global[s.axis], c.comm);
     const tensorops::tensor_view<const I> index_view(indices.view);
     const tensorops::tensor_view<const T> update_view(updates.view);
     if (on_pool) tensorops::mpi::scatter_nd(pool, input, index_view, update_view, output, reduction);
     else tensorops::mpi::scatter_nd(input, index_view, update_view, output, reduction);
 
-    // max and min leave a NaN's payload and the sign of a tied zero unspecified (SEMANTICS.md §4; tensorops::scatter_nd):
+    // max and min leave a NaN's payload and the sign of a tied zero unspecified (tensorops::scatter_nd's contract):
     // the library's vector and scalar paths differ there, and a shard can cut a slice's contiguous run differently.
-    const bool extreme = reduction == tensorops::scatter_reduction::max || reduction == tensorops::scatter_reduction::min;
+    const bool extreme =
+        reduction == tensorops::scatter_reduction::max || reduction == tensorops::scatter_reduction::min;
     std::size_t wrong = 0;
     std::string first_difference;
-    for_each_shard_element(s.local, s.global, s.axis, s.offset, [&](const std::vector<std::size_t>& index, std::size_t at) {
-        if (same_bits(element_at(out_view, index), expected[at]) || (extreme && same_unspecified(element_at(out_view, index), expected[at]))) return;
-        if (wrong++ == 0) first_difference = ", the first at global element " + std::to_string(at) + ": " + bits_of(element_at(out_view, index)) +
-                                             " instead of " + bits_of(expected[at]);
+    for_each_shard_element(s.local, s.global, s.axis, s.offset,
+                           [&](const std::vector<std::size_t>& index, std::size_t at) {
+        if (same_bits(element_at(out_view, index), expected[at]) ||
+            (extreme && same_unspecified(element_at(out_view, index), expected[at])))
+            return;
+        if (wrong++ == 0)
+            first_difference = ", the first at global element " + std::to_string(at) + ": " +
+                               bits_of(element_at(out_view, index)) + " instead of " + bits_of(expected[at]);
     });
     std::size_t my_tuples = my_indices.size() / k;
-    c.check(wrong == 0, type_name<T>() + " indices " + type_name<I>() + " reduction " + std::string(tensorops::detail::reduction_name(reduction)) +
-                            " global " + describe(global) + " sharded " + std::to_string(s.axis) + " k " + std::to_string(k) + " tuples here " +
-                            std::to_string(my_tuples) + " of " + std::to_string(total) + (in_place ? " in place" : "") + ": " + std::to_string(wrong) +
-                            " elements differ" + first_difference);
+    c.check(wrong == 0, type_name<T>() + " indices " + type_name<I>() + " reduction " +
+                            std::string(tensorops::detail::reduction_name(reduction)) + " global " + describe(global) +
+                            " sharded " + std::to_string(s.axis) + " k " + std::to_string(k) + " tuples here " +
+                            std::to_string(my_tuples) + " of " + std::to_string(total) + (in_place ? " in place" : "") +
+                            ": " + std::to_string(wrong) + " elements differ" + first_difference);
 }
 
 /// An out-of-range tuple, then updates of the wrong sizes, on the last rank only: the same error on every rank, no
@@ -111,23 +123,31 @@ void scatter_errors(context& c) {
     std::vector<std::int64_t> tuples{0, -1, 0};
     if (guilty) tuples[2] = -static_cast<std::int64_t>(rows) - 1;  // one before the start of the global axis
     std::vector<std::int32_t> updates(tuples.size() * columns, 1);
-    const auto untouched = [&] { return std::all_of(shard.begin(), shard.end(), [](std::int32_t v) { return v == 7; }); };
+    const auto untouched = [&] {
+        return std::all_of(shard.begin(), shard.end(), [](std::int32_t v) { return v == 7; });
+    };
     const tensorops::tensor_view<const std::int64_t> index_view(tuples.data(), {tuples.size(), 1});
-    expect_same_error(c, "scatter: a tuple out of range on one rank", "indices", [&] {
-        tensorops::mpi::scatter_nd(output, index_view, tensorops::tensor_view<const std::int32_t>(updates.data(), {tuples.size(), columns}), output,
-                                   tensorops::scatter_reduction::add);
+    const std::string out_of_range = expect_same_error(c, "scatter: a tuple out of range on one rank", "indices", [&] {
+        tensorops::mpi::scatter_nd(output, index_view,
+                                   tensorops::tensor_view<const std::int32_t>(updates.data(), {tuples.size(), columns}),
+                                   output, tensorops::scatter_reduction::add);
     });
     c.check(untouched(), "scatter: a tuple out of range on one rank: a shard was written");
+    c.check(out_of_range.find("on rank " + std::to_string(c.ranks - 1) + ", the index tuple indices[2, :]") !=
+                std::string::npos,
+            "scatter: the error names the rank and its tuple: " + out_of_range);
     tuples[2] = 0;
     expect_same_error(c, "scatter: wrong updates on one rank", "updates", [&] {
-        tensorops::mpi::scatter_nd(output, index_view,
-                                   tensorops::tensor_view<const std::int32_t>(updates.data(), {tuples.size(), guilty ? columns - 1 : columns}), output,
-                                   tensorops::scatter_reduction::add);
+        tensorops::mpi::scatter_nd(
+            output, index_view,
+            tensorops::tensor_view<const std::int32_t>(updates.data(), {tuples.size(), guilty ? columns - 1 : columns}),
+            output, tensorops::scatter_reduction::add);
     });
     c.check(untouched(), "scatter: wrong updates on one rank: a shard was written");
     // Valid: every rank adds 1 to row 0 twice and to the last row once.
-    tensorops::mpi::scatter_nd(output, index_view, tensorops::tensor_view<const std::int32_t>(updates.data(), {tuples.size(), columns}), output,
-                               tensorops::scatter_reduction::add);
+    tensorops::mpi::scatter_nd(output, index_view,
+                               tensorops::tensor_view<const std::int32_t>(updates.data(), {tuples.size(), columns}),
+                               output, tensorops::scatter_reduction::add);
     bool right = true;
     for (std::size_t i = 0; i < mine.count; ++i) {
         const std::size_t row = mine.offset + i;

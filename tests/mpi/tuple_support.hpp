@@ -35,7 +35,8 @@ inline std::size_t element_count(const std::vector<std::size_t>& sizes) {
 /// Random packed index tuples of shape tuple_sizes ++ {extents.size()}: coordinate c in range for extents[c], negative
 /// now and then for signed I; with `few`, only the first two indices of each dimension (many duplicates).
 template <class I>
-std::vector<I> random_tuples(context& c, const std::vector<std::size_t>& tuple_sizes, const std::vector<std::size_t>& extents, bool few) {
+std::vector<I> random_tuples(context& c, const std::vector<std::size_t>& tuple_sizes,
+                             const std::vector<std::size_t>& extents, bool few) {
     const std::size_t tuples = element_count(tuple_sizes), k = extents.size();
     std::vector<I> values(tuples * k);
     for (std::size_t n = 0; n < tuples; ++n)
@@ -43,7 +44,9 @@ std::vector<I> random_tuples(context& c, const std::vector<std::size_t>& tuple_s
             const std::size_t extent = extents[i];
             const std::size_t index = c.uniform(0, (few ? std::min<std::size_t>(extent, 2) : extent) - 1);
             const bool negative = std::is_signed_v<I> && c.chance(0.3);
-            values[n * k + i] = negative ? static_cast<I>(static_cast<std::int64_t>(index) - static_cast<std::int64_t>(extent)) : static_cast<I>(index);
+            values[n * k + i] =
+                negative ? static_cast<I>(static_cast<std::int64_t>(index) - static_cast<std::int64_t>(extent))
+                         : static_cast<I>(index);
         }
     return values;
 }
@@ -79,7 +82,9 @@ placed<T> place(const layout& l, const std::vector<std::size_t>& sizes, const st
     p.buffer.assign(l.buffer, fill);
     p.view = tensorops::tensor_view<T>(p.buffer.data() + l.base, sizes, l.strides);
     if (!packed.empty())
-        for_each_shard_element(sizes, sizes, 0, 0, [&](const std::vector<std::size_t>& index, std::size_t at) { element_at(p.view, index) = packed[at]; });
+        for_each_shard_element(sizes, sizes, 0, 0, [&](const std::vector<std::size_t>& index, std::size_t at) {
+            element_at(p.view, index) = packed[at];
+        });
     return p;
 }
 
@@ -129,9 +134,9 @@ inline std::string describe(const std::vector<std::size_t>& sizes) {
 }
 
 /// Runs `call` (made by every rank, one of them with a broken argument) and checks that every rank threw
-/// tensorops::error naming `argument`, with the same message as rank 0's.
+/// tensorops::error naming `argument`, with the same message as rank 0's; returns this rank's message.
 template <class Call>
-void expect_same_error(context& c, const std::string& name, const std::string& argument, const Call& call) {
+std::string expect_same_error(context& c, const std::string& name, const std::string& argument, const Call& call) {
     std::string message;
     bool threw = false;
     try {
@@ -139,7 +144,8 @@ void expect_same_error(context& c, const std::string& name, const std::string& a
     } catch (const tensorops::error& e) {
         threw = true;
         message = e.what();
-        c.check(e.argument() == argument, name + ": the error names argument '" + e.argument() + "', not '" + argument + "'");
+        c.check(e.argument() == argument,
+                name + ": the error names argument '" + e.argument() + "', not '" + argument + "'");
     }
     c.check(threw, name + ": no tensorops::error on this rank");
     unsigned long length = message.size();
@@ -148,6 +154,7 @@ void expect_same_error(context& c, const std::string& name, const std::string& a
     if (c.rank == 0) first = message;
     MPI_Bcast(first.data(), static_cast<int>(length), MPI_CHAR, 0, c.comm);
     c.check(first == message, name + ": rank 0 says '" + first + "', this rank '" + message + "'");
+    return message;
 }
 
 }  // namespace mpi_test

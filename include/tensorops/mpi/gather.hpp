@@ -33,19 +33,21 @@ namespace detail {
 ///   3. the slices (or their parts) travel back (MPI_Alltoallv) in the order the tuples were sent, and each rank puts
 ///      them in row-major order of its index array — a copy of the same elements, so the bits are the single process's.
 template <class T, class I>
-void sharded_gather(const executor_ref& exec, std::string_view operation, const sharded_view<const T>& input, const tensor_view<const I>& indices,
-                    const tensor_view<T>& output, std::size_t batch_dims) {
+void sharded_gather(const executor_ref& exec, std::string_view operation, const sharded_view<const T>& input,
+                    const tensor_view<const I>& indices, const tensor_view<T>& output, std::size_t batch_dims) {
     const tensor_view<const T>& local = input.local();
     const sharding sh = agree_on_sharding(operation, input, [&](const sharding& s) {
         const global_layout global(s);
-        tensorops::detail::require_gather_shapes(operation, global.get(), tensorops::detail::layout_of(indices), tensorops::detail::layout_of(output),
-                                                 batch_dims);
+        tensorops::detail::require_gather_shapes(operation, global.get(), tensorops::detail::layout_of(indices),
+                                                 tensorops::detail::layout_of(output), batch_dims);
         tensorops::detail::require_unique(operation, "output", output);
         tensorops::detail::require_disjoint(operation, "output", output, "input.local", local);
         tensorops::detail::require_disjoint(operation, "output", output, "indices", indices);
-        const auto plan = tensorops::detail::plan_tuples(tensorops::detail::layout_of(indices), tensorops::detail::layout_of(output), global.get(),
-                                                         batch_dims);
-        validate_global_tuples(exec, operation, indices, plan, s.here.rank);  // every tuple of every rank, before any exchange
+        const auto plan =
+            tensorops::detail::plan_tuples(tensorops::detail::layout_of(indices), tensorops::detail::layout_of(output),
+                                           global.get(), batch_dims);
+        validate_global_tuples(exec, operation, indices, plan,
+                               s.here.rank);  // every tuple of every rank, before any exchange
     });
     const MPI_Comm comm = input.comm();
     const auto me = static_cast<std::size_t>(sh.here.rank);
@@ -53,7 +55,8 @@ void sharded_gather(const executor_ref& exec, std::string_view operation, const 
     const routed_tuples routed = route_tuples(indices, routing, batch_dims);
     const std::vector<std::size_t> asked = exchange_counts(comm, routed.count);  // tuples each rank asks of this one
     const std::size_t record = routing.prefix * sizeof(std::int64_t);
-    const byte_blocks tuples_out(routed.count, [&](std::size_t) { return record; }), tuples_in(asked, [&](std::size_t) { return record; });
+    const byte_blocks tuples_out(routed.count, [&](std::size_t) { return record; }),
+        tuples_in(asked, [&](std::size_t) { return record; });
     const byte_blocks slices_out(asked, [&](std::size_t) { return routing.piece_elements(me) * sizeof(T); });
     const byte_blocks slices_in(routed.count, [&](std::size_t r) { return routing.piece_elements(r) * sizeof(T); });
     agree_on(comm, [&] { require_int_counts(operation, {&tuples_out, &tuples_in, &slices_out, &slices_in}); });
@@ -65,7 +68,8 @@ void sharded_gather(const executor_ref& exec, std::string_view operation, const 
     if (!answers.empty()) {
         const std::vector<std::size_t> request_sizes{requested, routing.prefix};
         const std::vector<std::size_t> answer_sizes = records_of(requested, local.sizes(), routing.prefix);
-        tensorops::gather_nd(exec, local, tensor_view<const std::int64_t>(requests.data(), request_sizes), tensor_view<T>(answers.data(), answer_sizes));
+        tensorops::gather_nd(exec, local, tensor_view<const std::int64_t>(requests.data(), request_sizes),
+                             tensor_view<T>(answers.data(), answer_sizes));
     }
     std::vector<T> slices(slices_in.total / sizeof(T));
     exchange_bytes(comm, answers.data(), slices_out, slices.data(), slices_in);
@@ -85,7 +89,8 @@ void sharded_gather(const executor_ref& exec, std::string_view operation, const 
         }
         for (std::size_t r = 0; r < sh.shards.size(); ++r)
             if (sh.shards[r].count > 0)
-                routing.paste(slices.data() + slices_in.displacement[r] / sizeof(T) + n * routing.piece_elements(r), result + n * slice, r);
+                routing.paste(slices.data() + slices_in.displacement[r] / sizeof(T) + n * routing.piece_elements(r),
+                              result + n * slice, r);
     }
     if (!staging.empty()) unpack_into(staging.data(), output);
 }
@@ -115,14 +120,15 @@ void sharded_gather(const executor_ref& exec, std::string_view operation, const 
 /// slice, or, when the sharded axis lies within the slices, to every non-empty shard, which returns its part.
 template <element T, index_element I, class E>
     requires executor<std::remove_reference_t<E>> && std::is_trivially_copyable_v<T>
-void gather_nd(E&& exec, sharded_view<const std::type_identity_t<T>> input, tensor_view<const I> indices, tensor_view<T> output,
-               std::size_t batch_dims = 0) {
+void gather_nd(E&& exec, sharded_view<const std::type_identity_t<T>> input, tensor_view<const I> indices,
+               tensor_view<T> output, std::size_t batch_dims = 0) {
     detail::sharded_gather<T, I>(exec, "mpi::gather_nd", input, indices, output, batch_dims);
 }
 /// mpi::gather_nd on the calling thread of each rank.
 template <element T, index_element I>
     requires std::is_trivially_copyable_v<T>
-void gather_nd(sharded_view<const std::type_identity_t<T>> input, tensor_view<const I> indices, tensor_view<T> output, std::size_t batch_dims = 0) {
+void gather_nd(sharded_view<const std::type_identity_t<T>> input, tensor_view<const I> indices, tensor_view<T> output,
+               std::size_t batch_dims = 0) {
     detail::sharded_gather<T, I>(sequential, "mpi::gather_nd", input, indices, output, batch_dims);
 }
 

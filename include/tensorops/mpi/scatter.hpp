@@ -38,20 +38,23 @@ namespace detail {
 /// as in the single process on the concatenation: the same bits (for max / min up to what that function leaves
 /// unspecified: a NaN's payload, the sign of a tied zero).
 template <class T, class I>
-void sharded_scatter(const executor_ref& exec, std::string_view operation, const sharded_view<const T>& input, const tensor_view<const I>& indices,
-                     const tensor_view<const T>& updates, const sharded_view<T>& output, scatter_reduction reduction) {
+void sharded_scatter(const executor_ref& exec, std::string_view operation, const sharded_view<const T>& input,
+                     const tensor_view<const I>& indices, const tensor_view<const T>& updates,
+                     const sharded_view<T>& output, scatter_reduction reduction) {
     const auto shardings = agree_on_shardings(operation, input, output, [&](const std::pair<sharding, sharding>& s) {
         tensorops::detail::require_reduction<T>(operation, reduction);
         const global_layout global_input(s.first), global_output(s.second);
         tensorops::detail::require_scatter_shapes(operation, global_input.get(), tensorops::detail::layout_of(indices),
                                                   tensorops::detail::layout_of(updates), global_output.get());
         tensorops::detail::require_unique(operation, "output.local", output.local());
-        tensorops::detail::require_exact_alias_or_disjoint(operation, "output.local", output.local(), "input.local", input.local());
+        tensorops::detail::require_exact_alias_or_disjoint(operation, "output.local", output.local(), "input.local",
+                                                           input.local());
         tensorops::detail::require_disjoint(operation, "output.local", output.local(), "indices", indices);
         tensorops::detail::require_disjoint(operation, "output.local", output.local(), "updates", updates);
-        const auto plan = tensorops::detail::plan_tuples(tensorops::detail::layout_of(indices), tensorops::detail::layout_of(updates),
-                                                         global_input.get(), 0);
-        validate_global_tuples(exec, operation, indices, plan, s.first.here.rank);  // every tuple of every rank, before any write
+        const auto plan = tensorops::detail::plan_tuples(tensorops::detail::layout_of(indices),
+                                                         tensorops::detail::layout_of(updates), global_input.get(), 0);
+        validate_global_tuples(exec, operation, indices, plan,
+                               s.first.here.rank);  // every tuple of every rank, before any write
     });
     const sharding& sh = shardings.first;
     const MPI_Comm comm = input.comm();
@@ -61,7 +64,8 @@ void sharded_scatter(const executor_ref& exec, std::string_view operation, const
     const routed_tuples routed = route_tuples(indices, routing, 0);
     const std::vector<std::size_t> received = exchange_counts(comm, routed.count);  // tuples each rank sends this one
     const std::size_t record = k * sizeof(std::int64_t);
-    const byte_blocks tuples_out(routed.count, [&](std::size_t) { return record; }), tuples_in(received, [&](std::size_t) { return record; });
+    const byte_blocks tuples_out(routed.count, [&](std::size_t) { return record; }),
+        tuples_in(received, [&](std::size_t) { return record; });
     const byte_blocks updates_out(routed.count, [&](std::size_t r) { return routing.piece_elements(r) * sizeof(T); });
     const byte_blocks updates_in(received, [&](std::size_t) { return routing.piece_elements(me) * sizeof(T); });
     agree_on(comm, [&] { require_int_counts(operation, {&tuples_out, &tuples_in, &updates_out, &updates_in}); });
@@ -78,7 +82,10 @@ void sharded_scatter(const executor_ref& exec, std::string_view operation, const
             }
             for (std::size_t r = 0; r < sh.shards.size(); ++r)
                 if (sh.shards[r].count > 0)
-                    routing.cut(packed.data + n * slice, outgoing.data() + updates_out.displacement[r] / sizeof(T) + n * routing.piece_elements(r), r);
+                    routing.cut(packed.data + n * slice,
+                                outgoing.data() + updates_out.displacement[r] / sizeof(T) +
+                                    n * routing.piece_elements(r),
+                                r);
         }
     }
     std::vector<std::int64_t> tuples(tuples_in.total / sizeof(std::int64_t));
@@ -125,14 +132,16 @@ void sharded_scatter(const executor_ref& exec, std::string_view operation, const
 template <element T, index_element I, class E>
     requires executor<std::remove_reference_t<E>> && std::is_trivially_copyable_v<T>
 void scatter_nd(E&& exec, sharded_view<const std::type_identity_t<T>> input, tensor_view<const I> indices,
-                tensor_view<const std::type_identity_t<T>> updates, sharded_view<T> output, scatter_reduction reduction = scatter_reduction::none) {
+                tensor_view<const std::type_identity_t<T>> updates, sharded_view<T> output,
+                scatter_reduction reduction = scatter_reduction::none) {
     detail::sharded_scatter<T, I>(exec, "mpi::scatter_nd", input, indices, updates, output, reduction);
 }
 /// mpi::scatter_nd on the calling thread of each rank.
 template <element T, index_element I>
     requires std::is_trivially_copyable_v<T>
-void scatter_nd(sharded_view<const std::type_identity_t<T>> input, tensor_view<const I> indices, tensor_view<const std::type_identity_t<T>> updates,
-                sharded_view<T> output, scatter_reduction reduction = scatter_reduction::none) {
+void scatter_nd(sharded_view<const std::type_identity_t<T>> input, tensor_view<const I> indices,
+                tensor_view<const std::type_identity_t<T>> updates, sharded_view<T> output,
+                scatter_reduction reduction = scatter_reduction::none) {
     detail::sharded_scatter<T, I>(sequential, "mpi::scatter_nd", input, indices, updates, output, reduction);
 }
 

@@ -46,7 +46,8 @@ struct global_layout {
     strides_array strides{};
     explicit global_layout(const sharding& s) : sh(&s), strides(packed_strides(s.global, s.rank_dims)) {}
     [[nodiscard]] tensorops::detail::layout get() const noexcept {
-        return {std::span<const std::size_t>(sh->global.data(), sh->rank_dims), std::span<const std::ptrdiff_t>(strides.data(), sh->rank_dims)};
+        return {std::span<const std::size_t>(sh->global.data(), sh->rank_dims),
+                std::span<const std::ptrdiff_t>(strides.data(), sh->rank_dims)};
     }
 };
 
@@ -97,7 +98,8 @@ struct tuple_routing {
         if (!spread) std::memcpy(piece, slice, slice_elements() * sizeof(T));
         else
             for (std::size_t o = 0; o < outer && s.count > 0; ++o)
-                std::memcpy(piece + o * s.count * inner, slice + (o * along + s.offset) * inner, s.count * inner * sizeof(T));
+                std::memcpy(piece + o * s.count * inner, slice + (o * along + s.offset) * inner,
+                            s.count * inner * sizeof(T));
     }
     /// The reverse of cut: rank r's part into its place in a packed global slice.
     template <class T>
@@ -106,7 +108,8 @@ struct tuple_routing {
         if (!spread) std::memcpy(slice, piece, slice_elements() * sizeof(T));
         else
             for (std::size_t o = 0; o < outer && s.count > 0; ++o)
-                std::memcpy(slice + (o * along + s.offset) * inner, piece + o * s.count * inner, s.count * inner * sizeof(T));
+                std::memcpy(slice + (o * along + s.offset) * inner, piece + o * s.count * inner,
+                            s.count * inner * sizeof(T));
     }
 };
 
@@ -145,7 +148,8 @@ void for_each_tuple(const tensor_view<const I>& indices, const Body& body) {
 /// dimensions of the tuple's place in `indices`), then its k coordinates normalised; not spread, the sharded axis's
 /// coordinate made local to its owner.
 template <index_element I>
-[[nodiscard]] routed_tuples route_tuples(const tensor_view<const I>& indices, const tuple_routing& routing, std::size_t batch_dims) {
+[[nodiscard]] routed_tuples route_tuples(const tensor_view<const I>& indices, const tuple_routing& routing,
+                                         std::size_t batch_dims) {
     const sharding& sh = *routing.sh;
     const std::size_t ranks = sh.shards.size(), prefix = routing.prefix, k = prefix - batch_dims;
     const std::ptrdiff_t coordinate_stride = indices.stride(indices.rank() - 1);
@@ -156,7 +160,8 @@ template <index_element I>
     for_each_tuple(indices, [&](std::size_t, const std::array<std::size_t, max_rank>& position, const I* tuple) {
         for (std::size_t d = 0; d < batch_dims; ++d) global.push_back(static_cast<std::int64_t>(position[d]));
         for (std::size_t c = 0; c < k; ++c)
-            global.push_back(tensorops::detail::normalised(tuple[static_cast<std::ptrdiff_t>(c) * coordinate_stride], sh.global[batch_dims + c]));
+            global.push_back(tensorops::detail::normalised(tuple[static_cast<std::ptrdiff_t>(c) * coordinate_stride],
+                                                           sh.global[batch_dims + c]));
         ++routed.tuples;
         if (routing.spread) return;
         std::int64_t& along = global[global.size() - prefix + sh.axis];
@@ -198,7 +203,9 @@ struct byte_blocks {
     std::size_t total = 0;
     /// count[r] records of record_bytes(r) bytes for each rank r.
     template <class RecordBytes>
-    byte_blocks(const std::vector<std::size_t>& count, const RecordBytes& record_bytes) : bytes(count.size()), displacement(count.size()) {
+    byte_blocks(const std::vector<std::size_t>& count, const RecordBytes& record_bytes)
+        : bytes(count.size()),
+          displacement(count.size()) {
         for (std::size_t r = 0; r < count.size(); ++r) {
             bytes[r] = count[r] * record_bytes(r);
             displacement[r] = total;
@@ -212,13 +219,15 @@ inline void require_int_counts(std::string_view operation, std::initializer_list
     for (const byte_blocks* blocks : exchanges)
         if (blocks->total > static_cast<std::size_t>(INT_MAX))
             throw tensorops::error(operation, "indices",
-                                   "routes " + std::to_string(blocks->total) + " bytes through one rank in one exchange: above the " +
-                                       std::to_string(INT_MAX) + " bytes MPI's int counts can address; split the call into smaller ones");
+                                   "routes " + std::to_string(blocks->total) +
+                                       " bytes through one rank in one exchange: above the " + std::to_string(INT_MAX) +
+                                       " bytes MPI's int counts can address; split the call into smaller ones");
 }
 
 /// One MPI_Alltoallv of bytes: send.bytes[r] from send_data + send.displacement[r] to rank r, received at
 /// receive_data + receive.displacement[s] from each rank s (both within INT_MAX: require_int_counts).
-inline void exchange_bytes(MPI_Comm comm, const void* send_data, const byte_blocks& send, void* receive_data, const byte_blocks& receive) {
+inline void exchange_bytes(MPI_Comm comm, const void* send_data, const byte_blocks& send, void* receive_data,
+                           const byte_blocks& receive) {
     const std::size_t ranks = send.bytes.size();
     std::vector<int> send_count(ranks), send_at(ranks), receive_count(ranks), receive_at(ranks);
     for (std::size_t r = 0; r < ranks; ++r) {
@@ -227,11 +236,13 @@ inline void exchange_bytes(MPI_Comm comm, const void* send_data, const byte_bloc
         receive_count[r] = byte_count(receive.bytes[r]);
         receive_at[r] = byte_count(receive.displacement[r]);
     }
-    MPI_Alltoallv(send_data, send_count.data(), send_at.data(), MPI_BYTE, receive_data, receive_count.data(), receive_at.data(), MPI_BYTE, comm);
+    MPI_Alltoallv(send_data, send_count.data(), send_at.data(), MPI_BYTE, receive_data, receive_count.data(),
+                  receive_at.data(), MPI_BYTE, comm);
 }
 
 /// The sizes {records} ++ sizes[from:] (a received index array or slice array), for a tensor_view.
-[[nodiscard]] inline std::vector<std::size_t> records_of(std::size_t records, std::span<const std::size_t> sizes, std::size_t from) {
+[[nodiscard]] inline std::vector<std::size_t> records_of(std::size_t records, std::span<const std::size_t> sizes,
+                                                         std::size_t from) {
     std::vector<std::size_t> result{records};
     result.insert(result.end(), sizes.begin() + static_cast<std::ptrdiff_t>(from), sizes.end());
     return result;
