@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -130,7 +131,6 @@ void for_each_tuple(const tensor_view<const I>& indices, const Body& body) {
     const std::size_t tuple_rank = indices.rank() - 1;
     std::size_t count = 1;
     for (std::size_t d = 0; d < tuple_rank; ++d) count *= indices.size(d);
-    if (indices.size(tuple_rank) == 0) count = 0;  // (not reached: k ≥ 1 was checked)
     std::array<std::size_t, max_rank> position{};
     std::ptrdiff_t offset = 0;
     for (std::size_t n = 0; n < count; ++n) {
