@@ -4,5 +4,7 @@
 #pragma once
 
 #include "mpi/cumulative.hpp"
+#include "mpi/gather.hpp"
 #include "mpi/reduce.hpp"
+#include "mpi/scatter.hpp"
 #include "mpi/sharded.hpp"

@@ -24,6 +24,7 @@
 #include "../../ops/reduce.hpp"
 #include "../../ops/reduce_plan.hpp"
 #include "../sharded.hpp"
+#include "agreement.hpp"
 #include "collectives.hpp"
 #include "staging.hpp"
 
@@ -43,21 +44,6 @@ template <class T>
         return f == reduce_function::sum || f == reduce_function::multiply || f == reduce_function::l1 || f == reduce_function::sum_square ||
                f == reduce_function::max || f == reduce_function::min;
     else return false;
-}
-
-/// The checks of one sharded view, collectively (agree_on): every rank passes or every rank throws the same error.
-template <class In, class LocalChecks>
-[[nodiscard]] sharding agree_on_sharding(std::string_view operation, const sharded_view<In>& input, const LocalChecks& local_checks) {
-    const MPI_Comm comm = input.comm();
-    if (comm == MPI_COMM_NULL) throw tensorops::error(operation, "input.comm", "is MPI_COMM_NULL: the ranks have no communicator to agree on");
-    const place here = place_in(comm);
-    const auto records = all_gather(comm, shard_record_of(input));
-    sharding result;
-    agree_on(comm, [&] {
-        result = sharding_of(operation, "input", records, here);
-        local_checks(result);
-    });
-    return result;
 }
 
 /// The rules a reduce call's function and types must meet (the library's, for the types allowed here).
@@ -121,20 +107,6 @@ void reduce_locally(const executor_ref& exec, const tensor_view<const T>& input,
     for (std::size_t axis : axes) out[axis] = 1;
     return out;
 }
-
-/// A view's elements packed (a copy when the view is not packed already).
-template <class T>
-struct packed_input {
-    std::vector<T> copy;
-    const T* data = nullptr;
-    explicit packed_input(const tensor_view<const T>& view) {
-        if (is_packed(view) || view.empty()) data = view.data();
-        else {
-            copy = packed_copy(view);
-            data = copy.data();
-        }
-    }
-};
 
 /// Reduces a packed input of `sizes` into `output` through a packed buffer when `output` is not packed (the
 /// output's layout orders the library's loops).

@@ -11,6 +11,7 @@
 #include "../../core/tensor_view.hpp"
 #include "../../iter/nd_loop.hpp"
 #include "../../iter/plan.hpp"
+#include "../sharded.hpp"
 
 namespace tensorops::mpi::detail {
 
@@ -54,5 +55,19 @@ void unpack_into(const T* packed, const tensor_view<T>& view) {
     T* data = view.data();
     for_each_packed_pair(view, [&](std::ptrdiff_t packed_at, std::ptrdiff_t view_at) { data[view_at] = packed[packed_at]; });
 }
+
+/// A view's elements packed (a copy when the view is not packed already).
+template <class T>
+struct packed_input {
+    std::vector<T> copy;
+    const T* data = nullptr;
+    explicit packed_input(const tensor_view<const T>& view) {
+        if (is_packed(view) || view.empty()) data = view.data();
+        else {
+            copy = packed_copy(view);
+            data = copy.data();
+        }
+    }
+};
 
 }  // namespace tensorops::mpi::detail
