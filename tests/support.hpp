@@ -44,12 +44,12 @@ using tensorops::float16;
 inline constexpr bool sanitized_build = TENSOROPS_TEST_SANITIZED != 0;
 
 /// Whether combination number `index` of an edge-case test runs in this build: every combination in the optimised
-/// builds; every other one in the sanitised builds, where the few tests that sweep large tensors over every
+/// builds; one in three in the sanitised builds, where the few tests that sweep large tensors over every
 /// function and shape would otherwise take most of the run. Tests index their combinations so that, over the
 /// sweep, each function still meets several shapes (e.g. shape number + function number), so every kernel path
 /// still runs under the sanitizers. The sweeps of tensors past the library's block sizes (megabytes per
 /// combination) run one in `sanitized_share` (4 or 6), indexed so that each shape still runs.
-constexpr bool runs_in_this_build(std::size_t index, std::size_t sanitized_share = 2) {
+constexpr bool runs_in_this_build(std::size_t index, std::size_t sanitized_share = 3) {
     return !sanitized_build || index % sanitized_share == 0;
 }
 

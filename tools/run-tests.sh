@@ -45,13 +45,14 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stack
 # The test files are compiled in two unity translation units per configuration (TENSOROPS_UNITY_TESTS: each
 # operator's kernels compiled once per group rather than once per file — half the compile time). In the sanitised
 # builds the few tests that sweep large tensors over every function and shape run a share of the combinations
-# (tests/support.hpp, runs_in_this_build), and CTest runs the test binary once per test file rather than once per test
-# case (TENSOROPS_TESTS_PER_FILE: a sanitised process takes 0.15-0.4 s to start and exit).
+# (tests/support.hpp, runs_in_this_build), and in every configuration CTest runs the test binary once per test file
+# rather than once per test case (TENSOROPS_TESTS_PER_FILE: a process start costs 0.05 s optimised, 0.15-0.4 s
+# sanitised, over 800-1000 test cases; `ctest -R` by test case is for your own build directories).
 # The scan block sizes are fixed constants (ops/detail/tuning.hpp: they decide where a long floating scan is rounded),
 # so every build tests them at their real sizes; the sanitised builds run a smaller share of the long-scan cases.
 release=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG")
 release_og=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-Og -DNDEBUG")
-sanitized=(-DCMAKE_BUILD_TYPE= -DTENSOROPS_SANITIZE=ON -DTENSOROPS_TESTS_PER_FILE=ON)
+sanitized=(-DCMAKE_BUILD_TYPE= -DTENSOROPS_SANITIZE=ON)
 without_dml=(-DTENSOROPS_BUILD_EXAMPLES=OFF -DTENSOROPS_DML_TESTS=OFF)
 
 # Sets `args` to the CMake arguments of configuration $1.
@@ -99,56 +100,51 @@ for configuration in "${configurations[@]}"; do
     exit 2
   fi
 done
-# The builds run in two lanes at once, each building its configurations in turn with two jobs (four compilers on two
-# cores): a build's last, longest translation unit no longer leaves a core idle, which was a minute or more of each
-# configuration's build. Then each configuration's tests run in turn.
-profile=()
-if [ "${TENSOROPS_COMPILE_PROFILE:-0}" = 1 ]; then ensure_packages time; profile=("-DCMAKE_CXX_COMPILER_LAUNCHER=$root/tools/compile-profile.sh"); fi
+# Every configuration is built and tested in a lane of its own, all at once: their compilations share the machine
+# through tools/build-slot.sh (at most one compiler per core, the largest units first, their estimated peak memory
+# within the machine's: the sanitised unity units take 11-13 GB each, and two of them at once overran a 24 GB machine),
+# so the cores stay busy until the last build ends, and each configuration's tests run as soon as it is built, beside
+# the builds still running (journal 2026-11-29-ci-budget.md). Each lane writes build/test-<configuration>/build.log and
+# ctest.log, and its status to lane-status.
+launchers="$root/tools/build-slot.sh"
+if [ "${TENSOROPS_COMPILE_PROFILE:-0}" = 1 ]; then ensure_packages time; launchers+=";$root/tools/compile-profile.sh"; fi
 for configuration in "${configurations[@]}"; do
   configure_args "$configuration"
-  rm -f "$root/build/test-$configuration/compile-profile.txt"
-  cmake -S "$root" -B "$root/build/test-$configuration" -G Ninja -DTENSOROPS_WERROR=ON -DTENSOROPS_UNITY_TESTS=ON "${args[@]}" "${profile[@]}" >/dev/null
+  rm -f "$root/build/test-$configuration/compile-profile.txt" "$root/build/test-$configuration/lane-status"
+  cmake -S "$root" -B "$root/build/test-$configuration" -G Ninja -DTENSOROPS_WERROR=ON -DTENSOROPS_UNITY_TESTS=ON \
+    -DTENSOROPS_TESTS_PER_FILE=ON "${args[@]}" \
+    "-DCMAKE_CXX_COMPILER_LAUNCHER=$launchers" >/dev/null
 done
-# The configurations are built and tested in two lanes side by side, each lane its configurations in turn (by default
-# gcc-v3 then gcc-baseline-san beside clang-v3-san), so a configuration's tests run beside another's build. The unity
-# units take 4-11 GB of compiler memory each: three at once overran a 24 GB machine (journal 2026-11-29-ci-budget.md),
-# so below 40 GB a sanitised build compiles one unit at a time, an optimised one two. Each lane writes
-# build/test-<configuration>/build.log and ctest.log, and its status to lane-status.
 run_lane() {
-  local configuration build build_jobs
-  for configuration in "$@"; do
-    build="$root/build/test-$configuration"
-    build_jobs=$jobs
-    case "$configuration" in *-san) if [ "$(awk '/MemTotal/ {print int($2 / 1048576)}' /proc/meminfo)" -lt 40 ]; then build_jobs=1; fi ;; esac
-    echo "== $configuration: build"
-    if ! cmake --build "$build" --parallel "$build_jobs" >"$build/build.log" 2>&1; then
-      echo "== $configuration: build FAILED"
-      cat "$build/build.log"
-      echo build-failed >"$build/lane-status"
-      return 1
-    fi
-    echo "== $configuration: built; its tests run"
-    if ctest --test-dir "$build" --parallel "$jobs" --output-on-failure --timeout 600 >"$build/ctest.log" 2>&1; then
-      echo passed >"$build/lane-status"
-      echo "== $configuration: $(grep -E "tests passed" "$build/ctest.log" | tail -1)"
-    else
-      echo tests-failed >"$build/lane-status"
-      echo "== $configuration: tests FAILED"
-      cat "$build/ctest.log"
-      return 1
-    fi
-  done
+  local configuration=$1 build="$root/build/test-$1"
+  echo "== $configuration: build"
+  # Four times as many jobs as cores: the compilations wait in tools/build-slot.sh, which sees them all and starts the
+  # largest first (with as many jobs as cores, a build's small units would hold its window while larger ones of other
+  # builds ran, and its own large units would start last).
+  if ! cmake --build "$build" --parallel "$((4 * jobs))" >"$build/build.log" 2>&1; then
+    echo "== $configuration: build FAILED"
+    cat "$build/build.log"
+    echo build-failed >"$build/lane-status"
+    return 1
+  fi
+  echo "== $configuration: built; its tests run"
+  if ctest --test-dir "$build" --parallel "$jobs" --output-on-failure --timeout 600 >"$build/ctest.log" 2>&1; then
+    echo passed >"$build/lane-status"
+    echo "== $configuration: $(grep -E "tests passed" "$build/ctest.log" | tail -1)"
+  else
+    echo tests-failed >"$build/lane-status"
+    echo "== $configuration: tests FAILED"
+    cat "$build/ctest.log"
+    return 1
+  fi
 }
-lane_one=() lane_two=()
-for index in "${!configurations[@]}"; do
-  rm -f "$root/build/test-${configurations[$index]}/lane-status"
-  if [ $((index % 2)) -eq 0 ]; then lane_one+=("${configurations[$index]}"); else lane_two+=("${configurations[$index]}"); fi
-done
 status=0
-run_lane "${lane_one[@]}" &
-lane_one_pid=$!
-if [ ${#lane_two[@]} -gt 0 ]; then run_lane "${lane_two[@]}" || status=1; fi
-wait "$lane_one_pid" || status=1
+lane_pids=()
+for configuration in "${configurations[@]}"; do
+  run_lane "$configuration" &
+  lane_pids+=($!)
+done
+for pid in "${lane_pids[@]}"; do wait "$pid" || status=1; done
 
 total_passed=0
 total_failed=0
