@@ -107,6 +107,8 @@ done
 # the builds still running (journal 2026-11-29-ci-budget.md). Each lane writes build/test-<configuration>/build.log and
 # ctest.log, and its status to lane-status.
 launchers="$root/tools/build-slot.sh"
+export TENSOROPS_BUILD_SLOT_DIR="$root/build/.build-slots"  # this run's queue, empty at its start
+rm -rf "$TENSOROPS_BUILD_SLOT_DIR"
 if [ "${TENSOROPS_COMPILE_PROFILE:-0}" = 1 ]; then ensure_packages time; launchers+=";$root/tools/compile-profile.sh"; fi
 for configuration in "${configurations[@]}"; do
   configure_args "$configuration"
