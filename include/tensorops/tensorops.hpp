@@ -26,6 +26,7 @@
 #include "dml/validate.hpp"
 #include "exec/executor.hpp"
 #include "exec/thread_pool.hpp"
+#include "isa_level.hpp"
 #include "ops/arg_reduce.hpp"
 #include "ops/cumulative.hpp"
 #include "ops/cumulative_extreme.hpp"

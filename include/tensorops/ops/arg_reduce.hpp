@@ -16,6 +16,7 @@
 #include "../exec/executor.hpp"
 #include "arguments.hpp"
 #include "detail/arg_reduce/dispatch.hpp"
+#include "detail/compiled.hpp"
 #include "detail/map_elements.hpp"
 #include "reduce_plan.hpp"
 
@@ -46,6 +47,21 @@ void arg_reduce(const executor_ref& exec, std::string_view operation, bool maxim
     else run_arg_reduce_on<false, false>(exec, input.data(), indices, plan.nest, plan.reduced);
 }
 
+/// arg_reduce<T, I> through the compiled library (ops/detail/compiled.hpp): declared here, defined in src/routes.hpp.
+template <class T, class I>
+struct compiled_arg_reduce {
+    static void run(const executor_ref& exec, std::string_view operation, bool maximum, const tensor_view<const T>& input,
+                    const tensor_view<I>& output, std::span<const std::size_t> axes, axis_direction direction);
+};
+
+/// arg_reduce, through the compiled library where it holds T's kernels (compiled_element).
+template <class T, class I>
+void arg_reduce_routed(const executor_ref& exec, std::string_view operation, bool maximum, const tensor_view<const T>& input,
+                       const tensor_view<I>& output, std::span<const std::size_t> axes, axis_direction direction) {
+    if constexpr (compiled_element<T>) compiled_arg_reduce<T, I>::run(exec, operation, maximum, input, output, axes, direction);
+    else arg_reduce(exec, operation, maximum, input, output, axes, direction);
+}
+
 }  // namespace detail
 
 /// Index of the largest element of each group, row-major flattened over `axes` (in increasing axis order).
@@ -59,7 +75,7 @@ template <class E, class In, index_element I>
     requires executor<std::remove_reference_t<E>> && totally_ordered_element<std::remove_const_t<In>>
 void argmax(E&& exec, tensor_view<In> input, tensor_view<I> output, std::span<const std::size_t> axes,
             axis_direction direction = axis_direction::increasing) {
-    detail::arg_reduce(exec, "argmax", true, tensor_view<const std::remove_const_t<In>>(input), output, axes, direction);
+    detail::arg_reduce_routed(exec, "argmax", true, tensor_view<const std::remove_const_t<In>>(input), output, axes, direction);
 }
 template <class E, class In, index_element I>
     requires executor<std::remove_reference_t<E>> && totally_ordered_element<std::remove_const_t<In>>
@@ -86,7 +102,7 @@ template <class E, class In, index_element I>
     requires executor<std::remove_reference_t<E>> && totally_ordered_element<std::remove_const_t<In>>
 void argmin(E&& exec, tensor_view<In> input, tensor_view<I> output, std::span<const std::size_t> axes,
             axis_direction direction = axis_direction::increasing) {
-    detail::arg_reduce(exec, "argmin", false, tensor_view<const std::remove_const_t<In>>(input), output, axes, direction);
+    detail::arg_reduce_routed(exec, "argmin", false, tensor_view<const std::remove_const_t<In>>(input), output, axes, direction);
 }
 template <class E, class In, index_element I>
     requires executor<std::remove_reference_t<E>> && totally_ordered_element<std::remove_const_t<In>>

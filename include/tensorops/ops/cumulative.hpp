@@ -14,6 +14,7 @@
 #include "../exec/split.hpp"
 #include "../iter/plan.hpp"
 #include "arguments.hpp"
+#include "detail/compiled.hpp"
 #include "detail/scan/blocked.hpp"
 #include "detail/scan/dispatch.hpp"
 
@@ -96,6 +97,25 @@ void wrapping_cumulative(const executor_ref& exec, std::string_view operation, c
     cumulative(exec, operation, view_as<const K>(input), view_as<K>(output), options, Scan<K>{});
 }
 
+/// wrapping_cumulative of sum_scan and product_scan through the compiled library (ops/detail/compiled.hpp): declared
+/// here, defined in src/routes.hpp.
+template <class T>
+struct compiled_cumulative {
+    static void sum(const executor_ref& exec, std::string_view operation, const tensor_view<const T>& input, const tensor_view<T>& output,
+                    const scan_options& options);
+    static void product(const executor_ref& exec, std::string_view operation, const tensor_view<const T>& input, const tensor_view<T>& output,
+                        const scan_options& options);
+};
+
+/// wrapping_cumulative, through the compiled library where it holds T's kernels (compiled_element).
+template <template <class> class Scan, class T>
+void wrapping_cumulative_routed(const executor_ref& exec, std::string_view operation, const tensor_view<const T>& input,
+                                const tensor_view<T>& output, const scan_options& options) {
+    if constexpr (compiled_element<T> && std::is_same_v<Scan<T>, sum_scan<T>>) compiled_cumulative<T>::sum(exec, operation, input, output, options);
+    else if constexpr (compiled_element<T> && std::is_same_v<Scan<T>, product_scan<T>>) compiled_cumulative<T>::product(exec, operation, input, output, options);
+    else wrapping_cumulative<Scan>(exec, operation, input, output, options);
+}
+
 }  // namespace detail
 
 /// Cumulative sum of `input` along `options.axis` into `output` (the table at scan_options).
@@ -116,7 +136,7 @@ void wrapping_cumulative(const executor_ref& exec, std::string_view operation, c
 /// written, nothing leaks, and the executor stays usable (exec/executor.hpp).
 template <additive T>
 void cumulative_sum(tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
-    detail::wrapping_cumulative<detail::sum_scan>(sequential, "cumulative_sum", input, output, options);
+    detail::wrapping_cumulative_routed<detail::sum_scan>(sequential, "cumulative_sum", input, output, options);
 }
 /// cumulative_sum on an executor (exec/executor.hpp): sets of whole lines run on its threads, each line scanned
 /// exactly as sequentially, so the result is bit-identical. With fewer lines than threads, each long scan (a line,
@@ -125,7 +145,7 @@ void cumulative_sum(tensor_view<const std::type_identity_t<T>> input, tensor_vie
 template <additive T, class E>
     requires executor<std::remove_reference_t<E>>
 void cumulative_sum(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
-    detail::wrapping_cumulative<detail::sum_scan>(exec, "cumulative_sum", input, output, options);
+    detail::wrapping_cumulative_routed<detail::sum_scan>(exec, "cumulative_sum", input, output, options);
 }
 
 /// Cumulative product of `input` along `options.axis` into `output`; the exclusive identity is 1.
@@ -133,13 +153,13 @@ void cumulative_sum(E&& exec, tensor_view<const std::type_identity_t<T>> input, 
 /// products wrap).
 template <multiplicative T>
 void cumulative_product(tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
-    detail::wrapping_cumulative<detail::product_scan>(sequential, "cumulative_product", input, output, options);
+    detail::wrapping_cumulative_routed<detail::product_scan>(sequential, "cumulative_product", input, output, options);
 }
 /// cumulative_product on an executor, as cumulative_sum's executor overload.
 template <multiplicative T, class E>
     requires executor<std::remove_reference_t<E>>
 void cumulative_product(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
-    detail::wrapping_cumulative<detail::product_scan>(exec, "cumulative_product", input, output, options);
+    detail::wrapping_cumulative_routed<detail::product_scan>(exec, "cumulative_product", input, output, options);
 }
 
 /// Cumulative scan with a caller's associative `operation` (T, T → T) whose identity is `identity`.

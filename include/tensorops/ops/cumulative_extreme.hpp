@@ -32,6 +32,7 @@
 #include "../iter/plan.hpp"
 #include "arguments.hpp"
 #include "cumulative.hpp"
+#include "detail/compiled.hpp"
 #include "detail/scan/extreme.hpp"
 #include "detail/scan/log_sum_exp.hpp"
 
@@ -167,6 +168,51 @@ void cumulative_log_sum_exp(const executor_ref& exec, const tensor_view<const T>
     });
 }
 
+/// The running extremes and the cumulative log-sum-exp through the compiled library (ops/detail/compiled.hpp):
+/// cumulative() with extreme_scan, and cumulative_log_sum_exp (floating T only). Declared here, defined in src/routes.hpp.
+template <class T>
+struct compiled_cumulative_extreme {
+    static void maximum(const executor_ref& exec, std::string_view operation, const tensor_view<const T>& input, const tensor_view<T>& output,
+                        const scan_options& options);
+    static void minimum(const executor_ref& exec, std::string_view operation, const tensor_view<const T>& input, const tensor_view<T>& output,
+                        const scan_options& options);
+    static void log_sum_exp(const executor_ref& exec, const tensor_view<const T>& input, const tensor_view<T>& output, const scan_options& options);
+};
+
+/// cumulative_extreme_with_indices through the compiled library. Declared here, defined in src/routes.hpp.
+template <class T, class I>
+struct compiled_cumulative_extreme_with_indices {
+    static void maximum(const executor_ref& exec, std::string_view operation, const tensor_view<const T>& input, const tensor_view<T>& values,
+                        const tensor_view<I>& indices, const scan_options& options);
+    static void minimum(const executor_ref& exec, std::string_view operation, const tensor_view<const T>& input, const tensor_view<T>& values,
+                        const tensor_view<I>& indices, const scan_options& options);
+};
+
+/// The running maximum (Maximum) or minimum without indices, through the compiled library where it holds T's kernels.
+template <bool Maximum, class T>
+void cumulative_extreme_routed(const executor_ref& exec, std::string_view operation, const tensor_view<const T>& input, const tensor_view<T>& output,
+                               const scan_options& options) {
+    if constexpr (compiled_element<T> && Maximum) compiled_cumulative_extreme<T>::maximum(exec, operation, input, output, options);
+    else if constexpr (compiled_element<T>) compiled_cumulative_extreme<T>::minimum(exec, operation, input, output, options);
+    else cumulative(exec, operation, input, output, options, extreme_scan<T, Maximum>{});
+}
+
+/// cumulative_extreme_with_indices, through the compiled library where it holds T's kernels.
+template <bool Maximum, class T, class I>
+void cumulative_extreme_with_indices_routed(const executor_ref& exec, std::string_view operation, const tensor_view<const T>& input,
+                                            const tensor_view<T>& values, const tensor_view<I>& indices, const scan_options& options) {
+    if constexpr (compiled_element<T> && Maximum) compiled_cumulative_extreme_with_indices<T, I>::maximum(exec, operation, input, values, indices, options);
+    else if constexpr (compiled_element<T>) compiled_cumulative_extreme_with_indices<T, I>::minimum(exec, operation, input, values, indices, options);
+    else cumulative_extreme_with_indices<Maximum>(exec, operation, input, values, indices, options);
+}
+
+/// cumulative_log_sum_exp, through the compiled library where it holds T's kernels.
+template <class T>
+void cumulative_log_sum_exp_routed(const executor_ref& exec, const tensor_view<const T>& input, const tensor_view<T>& output, const scan_options& options) {
+    if constexpr (compiled_element<T>) compiled_cumulative_extreme<T>::log_sum_exp(exec, input, output, options);
+    else cumulative_log_sum_exp(exec, input, output, options);
+}
+
 }  // namespace detail
 
 /// Running maximum of `input` along `options.axis` into `output` (the table at scan_options, ∘ = max): y[i] is the
@@ -182,26 +228,26 @@ void cumulative_log_sum_exp(const executor_ref& exec, const tensor_view<const T>
 /// overlaps input. Empty tensors: nothing happens. Failures (a user type's < or copy throwing): as cumulative_sum.
 template <maximum_scannable T>
 void cumulative_max(tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
-    detail::cumulative(sequential, "cumulative_max", input, output, options, detail::extreme_scan<T, true>{});
+    detail::cumulative_extreme_routed<true, T>(sequential, "cumulative_max", input, output, options);
 }
 /// cumulative_max on an executor (as cumulative_sum's executor overload): the same bits for any executor.
 template <maximum_scannable T, class E>
     requires executor<std::remove_reference_t<E>>
 void cumulative_max(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
-    detail::cumulative(exec, "cumulative_max", input, output, options, detail::extreme_scan<T, true>{});
+    detail::cumulative_extreme_routed<true, T>(exec, "cumulative_max", input, output, options);
 }
 
 /// Running minimum: as cumulative_max with "smallest" for "largest"; the exclusive identity is +inf (highest() for
 /// integers; a user type's min_identity).
 template <minimum_scannable T>
 void cumulative_min(tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
-    detail::cumulative(sequential, "cumulative_min", input, output, options, detail::extreme_scan<T, false>{});
+    detail::cumulative_extreme_routed<false, T>(sequential, "cumulative_min", input, output, options);
 }
 /// cumulative_min on an executor.
 template <minimum_scannable T, class E>
     requires executor<std::remove_reference_t<E>>
 void cumulative_min(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
-    detail::cumulative(exec, "cumulative_min", input, output, options, detail::extreme_scan<T, false>{});
+    detail::cumulative_extreme_routed<false, T>(exec, "cumulative_min", input, output, options);
 }
 
 /// Running maximum into `values` (exactly cumulative_max's output) and the index of the running extreme into
@@ -217,27 +263,27 @@ void cumulative_min(E&& exec, tensor_view<const std::type_identity_t<T>> input, 
 /// on the executor's threads.
 template <maximum_scannable T, index_element I>
 void cumulative_max(tensor_view<const std::type_identity_t<T>> input, tensor_view<T> values, tensor_view<I> indices, scan_options options = {}) {
-    detail::cumulative_extreme_with_indices<true>(sequential, "cumulative_max", input, values, indices, options);
+    detail::cumulative_extreme_with_indices_routed<true>(sequential, "cumulative_max", input, values, indices, options);
 }
 /// cumulative_max with indices on an executor.
 template <maximum_scannable T, index_element I, class E>
     requires executor<std::remove_reference_t<E>>
 void cumulative_max(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<T> values, tensor_view<I> indices,
                     scan_options options = {}) {
-    detail::cumulative_extreme_with_indices<true>(exec, "cumulative_max", input, values, indices, options);
+    detail::cumulative_extreme_with_indices_routed<true>(exec, "cumulative_max", input, values, indices, options);
 }
 
 /// Running minimum with the index of the running extreme: as cumulative_max with indices, "smallest" for "largest".
 template <minimum_scannable T, index_element I>
 void cumulative_min(tensor_view<const std::type_identity_t<T>> input, tensor_view<T> values, tensor_view<I> indices, scan_options options = {}) {
-    detail::cumulative_extreme_with_indices<false>(sequential, "cumulative_min", input, values, indices, options);
+    detail::cumulative_extreme_with_indices_routed<false>(sequential, "cumulative_min", input, values, indices, options);
 }
 /// cumulative_min with indices on an executor.
 template <minimum_scannable T, index_element I, class E>
     requires executor<std::remove_reference_t<E>>
 void cumulative_min(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<T> values, tensor_view<I> indices,
                     scan_options options = {}) {
-    detail::cumulative_extreme_with_indices<false>(exec, "cumulative_min", input, values, indices, options);
+    detail::cumulative_extreme_with_indices_routed<false>(exec, "cumulative_min", input, values, indices, options);
 }
 
 /// Cumulative log-sum-exp of `input` along `options.axis` into `output` (the table at scan_options, a ∘ b = ln(e^a +
@@ -251,13 +297,13 @@ void cumulative_min(E&& exec, tensor_view<const std::type_identity_t<T>> input, 
 /// Aliasing, errors (naming `output`), empty tensors: as cumulative_sum.
 template <builtin_floating T>
 void cumulative_log_sum_exp(tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
-    detail::cumulative_log_sum_exp(sequential, input, output, options);
+    detail::cumulative_log_sum_exp_routed(sequential, input, output, options);
 }
 /// cumulative_log_sum_exp on an executor.
 template <builtin_floating T, class E>
     requires executor<std::remove_reference_t<E>>
 void cumulative_log_sum_exp(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<T> output, scan_options options = {}) {
-    detail::cumulative_log_sum_exp(exec, input, output, options);
+    detail::cumulative_log_sum_exp_routed(exec, input, output, options);
 }
 
 }  // namespace tensorops

@@ -16,6 +16,7 @@
 #include "../exec/executor.hpp"
 #include "../iter/plan.hpp"
 #include "arguments.hpp"
+#include "detail/compiled.hpp"
 #include "detail/tuples/copy.hpp"
 #include "detail/tuples/chunks.hpp"
 #include "detail/tuples/validate.hpp"
@@ -104,6 +105,21 @@ void gather(const executor_ref& exec, std::string_view operation, const tensor_v
                          [&](const tuple_plan& piece) { gather_tuples(piece, source, input.data(), output.data(), slice); });
 }
 
+/// gather<T, I> through the compiled library (ops/detail/compiled.hpp): declared here, defined in src/routes.hpp.
+template <class T, class I>
+struct compiled_gather {
+    static void run(const executor_ref& exec, std::string_view operation, const tensor_view<const T>& input, const tensor_view<const I>& indices,
+                    const tensor_view<T>& output, std::size_t batch_dims);
+};
+
+/// gather, through the compiled library where it holds T's kernels (compiled_element).
+template <class T, class I>
+void gather_routed(const executor_ref& exec, std::string_view operation, const tensor_view<const T>& input, const tensor_view<const I>& indices,
+                    const tensor_view<T>& output, std::size_t batch_dims) {
+    if constexpr (compiled_element<T>) compiled_gather<T, I>::run(exec, operation, input, indices, output, batch_dims);
+    else gather<T, I>(exec, operation, input, indices, output, batch_dims);
+}
+
 }  // namespace detail
 
 /// Gather-ND (ONNX GatherND with batch_dims b): for every index tuple p of `indices` (shape [..., k]),
@@ -130,25 +146,25 @@ void gather(const executor_ref& exec, std::string_view operation, const tensor_v
 template <element T, index_element I>
 void gather_nd(tensor_view<const std::type_identity_t<T>> input, tensor_view<const I> indices, tensor_view<T> output,
                std::size_t batch_dims = 0) {
-    detail::gather<T, I>(sequential, "gather_nd", input, indices, output, batch_dims);
+    detail::gather_routed<T, I>(sequential, "gather_nd", input, indices, output, batch_dims);
 }
 template <element T, index_element I, class E>
     requires executor<std::remove_reference_t<E>>
 void gather_nd(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<const I> indices, tensor_view<T> output,
                std::size_t batch_dims = 0) {
-    detail::gather<T, I>(exec, "gather_nd", input, indices, output, batch_dims);
+    detail::gather_routed<T, I>(exec, "gather_nd", input, indices, output, batch_dims);
 }
 
 /// gather_nd with a mutable view of the indices (they are only read).
 template <element T, index_element I>
 void gather_nd(tensor_view<const std::type_identity_t<T>> input, tensor_view<I> indices, tensor_view<T> output, std::size_t batch_dims = 0) {
-    detail::gather<T, I>(sequential, "gather_nd", input, tensor_view<const I>(indices), output, batch_dims);
+    detail::gather_routed<T, I>(sequential, "gather_nd", input, tensor_view<const I>(indices), output, batch_dims);
 }
 template <element T, index_element I, class E>
     requires executor<std::remove_reference_t<E>>
 void gather_nd(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<I> indices, tensor_view<T> output,
                std::size_t batch_dims = 0) {
-    detail::gather<T, I>(exec, "gather_nd", input, tensor_view<const I>(indices), output, batch_dims);
+    detail::gather_routed<T, I>(exec, "gather_nd", input, tensor_view<const I>(indices), output, batch_dims);
 }
 
 }  // namespace tensorops

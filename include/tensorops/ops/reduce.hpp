@@ -19,6 +19,7 @@
 #include "../iter/plan.hpp"
 #include "arguments.hpp"
 #include "arg_reduce.hpp"
+#include "detail/compiled.hpp"
 #include "detail/log_sum_exp/dispatch.hpp"
 #include "detail/reduce/dispatch.hpp"
 #include "detail/reduce/each_element.hpp"
@@ -165,6 +166,13 @@ void reduce_values(const executor_ref& exec, const tensor_view<const T>& input, 
     }
 }
 
+/// reduce_values<T> through the compiled library (ops/detail/compiled.hpp): declared here, defined in src/routes.hpp.
+template <class T>
+struct compiled_reduce {
+    static void values(const executor_ref& exec, const tensor_view<const T>& input, const tensor_view<T>& output, reduce_function function,
+                       std::span<const std::size_t> axes);
+};
+
 }  // namespace detail
 
 /// Reduces `input` over `axes` into `output` (rank kept: size 1 on every reduced axis, input sizes elsewhere).
@@ -204,14 +212,16 @@ void reduce(E&& exec, tensor_view<In> input, tensor_view<U> output, reduce_funct
     detail::require_function("reduce", function);
     if (function == reduce_function::argmax || function == reduce_function::argmin) {
         if constexpr (index_element<U> && totally_ordered_element<T>)
-            detail::arg_reduce(exec, "reduce", function == reduce_function::argmax, source, output, axes, axis_direction::increasing);
+            detail::arg_reduce_routed(exec, "reduce", function == reduce_function::argmax, source, output, axes, axis_direction::increasing);
         else
             throw error("reduce", "output",
                         std::string(detail::function_name(function)) +
                             " writes indices: the output element type must be int32, int64, uint32 or uint64 (and the input ordered)");
         return;
     }
-    if constexpr (std::is_same_v<T, U>) {
+    if constexpr (std::is_same_v<T, U> && detail::compiled_element<T>) {
+        detail::compiled_reduce<T>::values(exec, source, output, function, axes);
+    } else if constexpr (std::is_same_v<T, U>) {
         detail::reduce_values<T>(exec, source, output, function, axes);
     } else {
         throw error("reduce", "output",

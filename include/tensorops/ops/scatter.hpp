@@ -18,6 +18,7 @@
 #include "../exec/executor.hpp"
 #include "../iter/plan.hpp"
 #include "arguments.hpp"
+#include "detail/compiled.hpp"
 #include "detail/tuples/copy.hpp"
 #include "detail/tuples/chunks.hpp"
 #include "detail/tuples/validate.hpp"
@@ -218,6 +219,21 @@ void scatter(const executor_ref& exec, std::string_view operation, const tensor_
     scatter_validated(exec, plan, make_tuple_source(indices.data()), input, updates, output, in_place, reduction);
 }
 
+/// scatter<T, I> through the compiled library (ops/detail/compiled.hpp): declared here, defined in src/routes.hpp.
+template <class T, class I>
+struct compiled_scatter {
+    static void run(const executor_ref& exec, std::string_view operation, const tensor_view<const T>& input, const tensor_view<const I>& indices,
+                    const tensor_view<const T>& updates, const tensor_view<T>& output, scatter_reduction reduction);
+};
+
+/// scatter, through the compiled library where it holds T's kernels (compiled_element).
+template <class T, class I>
+void scatter_routed(const executor_ref& exec, std::string_view operation, const tensor_view<const T>& input, const tensor_view<const I>& indices,
+                    const tensor_view<const T>& updates, const tensor_view<T>& output, scatter_reduction reduction) {
+    if constexpr (compiled_element<T>) compiled_scatter<T, I>::run(exec, operation, input, indices, updates, output, reduction);
+    else scatter<T, I>(exec, operation, input, indices, updates, output, reduction);
+}
+
 }  // namespace detail
 
 /// Scatter-ND: output = input, then for every index tuple p, in row-major order of the index array,
@@ -255,21 +271,21 @@ void scatter(const executor_ref& exec, std::string_view operation, const tensor_
 template <element T, index_element I>
 void scatter_nd(tensor_view<const std::type_identity_t<T>> input, tensor_view<const I> indices,
                 tensor_view<const std::type_identity_t<T>> updates, tensor_view<T> output, scatter_reduction reduction) {
-    detail::scatter<T, I>(sequential, "scatter_nd", input, indices, updates, output, reduction);
+    detail::scatter_routed<T, I>(sequential, "scatter_nd", input, indices, updates, output, reduction);
 }
 
 /// scatter_nd without a reduction: updates replace the elements they land on, the last duplicate winning.
 template <element T, index_element I>
 void scatter_nd(tensor_view<const std::type_identity_t<T>> input, tensor_view<const I> indices,
                 tensor_view<const std::type_identity_t<T>> updates, tensor_view<T> output) {
-    detail::scatter<T, I>(sequential, "scatter_nd", input, indices, updates, output, scatter_reduction::none);
+    detail::scatter_routed<T, I>(sequential, "scatter_nd", input, indices, updates, output, scatter_reduction::none);
 }
 
 /// scatter_nd with a mutable view of the indices (they are only read).
 template <element T, index_element I>
 void scatter_nd(tensor_view<const std::type_identity_t<T>> input, tensor_view<I> indices, tensor_view<const std::type_identity_t<T>> updates,
                 tensor_view<T> output, scatter_reduction reduction = scatter_reduction::none) {
-    detail::scatter<T, I>(sequential, "scatter_nd", input, tensor_view<const I>(indices), updates, output, reduction);
+    detail::scatter_routed<T, I>(sequential, "scatter_nd", input, tensor_view<const I>(indices), updates, output, reduction);
 }
 
 /// scatter_nd on an executor (exec/executor.hpp): the validation pass, the input → output copy and the updates
@@ -282,13 +298,13 @@ template <element T, index_element I, class E>
     requires executor<std::remove_reference_t<E>>
 void scatter_nd(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<const I> indices,
                 tensor_view<const std::type_identity_t<T>> updates, tensor_view<T> output, scatter_reduction reduction = scatter_reduction::none) {
-    detail::scatter<T, I>(exec, "scatter_nd", input, indices, updates, output, reduction);
+    detail::scatter_routed<T, I>(exec, "scatter_nd", input, indices, updates, output, reduction);
 }
 template <element T, index_element I, class E>
     requires executor<std::remove_reference_t<E>>
 void scatter_nd(E&& exec, tensor_view<const std::type_identity_t<T>> input, tensor_view<I> indices,
                 tensor_view<const std::type_identity_t<T>> updates, tensor_view<T> output, scatter_reduction reduction = scatter_reduction::none) {
-    detail::scatter<T, I>(exec, "scatter_nd", input, tensor_view<const I>(indices), updates, output, reduction);
+    detail::scatter_routed<T, I>(exec, "scatter_nd", input, tensor_view<const I>(indices), updates, output, reduction);
 }
 
 }  // namespace tensorops
