@@ -6,7 +6,8 @@
 #   clang-v3-san     clang++ -O0, -march=x86-64-v3, AddressSanitizer + UndefinedBehaviorSanitizer, plus the dml tests,
 #                    the examples (the demo and custom_type, run as tests, uninstrumented) and the README example as a
 #                    strict consumer (-Wall -Wextra -Wpedantic -Wshadow -Werror, at v3 and at baseline)
-#   gcc-baseline     g++ -Og, -march=x86-64 (SSE2 through xsimd), plus the package-consumption tests
+#   gcc-baseline     g++ -Og, -march=x86-64 (SSE2 through xsimd), plus the package-consumption tests and
+#                    tensorops::compiled for float32 and int32 (its isolated per-level objects and the choice of level)
 #   gcc-scalar-san   g++ -Og, -march=x86-64, xsimd disabled (every operator on the scalar paths), AddressSanitizer +
 #                    UndefinedBehaviorSanitizer
 # Every configuration also builds the simd tests with xsimd switched off (tensorops_tests_scalar). And, when asked for
@@ -21,6 +22,9 @@
 #                    after changing an operator, dml/ or a kernel's edge handling (fuzz/README.md)
 #   gcc-v4           g++, -march=x86-64-v4 (512-bit registers), on a CPU with AVX-512 (F, BW, DQ, VL): run it after
 #                    changing simd/ or a kernel's vector steps
+#   clang-compiled   tensorops::compiled with every element type (clang++ -O2; ~25 CPU-minutes) and its tests: the
+#                    dispatched results against header-only builds at each level the CPU runs, bit for bit (run it
+#                    after changing src/, the routes in ops/ or a kernel)
 # Translation units that instantiate the whole dml layer (every operator × data type × index type: the dml tests, the
 # demo) take minutes each to compile and exercise dispatch code that is the same at every ISA level, so they are built
 # once, in clang-v3-san (clang compiles them several times faster than g++).
@@ -55,8 +59,10 @@ release_og=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-Og -DNDEBUG")
 sanitized=(-DCMAKE_BUILD_TYPE= -DTENSOROPS_SANITIZE=ON)
 without_dml=(-DTENSOROPS_BUILD_EXAMPLES=OFF -DTENSOROPS_DML_TESTS=OFF)
 
-# Sets `args` to the CMake arguments of configuration $1.
+# Sets `args` to the CMake arguments of configuration $1, `targets` to what it builds (empty: everything) and
+# `test_filter` to the CTest arguments that select its tests (empty: all).
 configure_args() {
+  targets=() test_filter=()
   case "$1" in
     gcc-v3)           args=(-DCMAKE_CXX_COMPILER=g++ "${release[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3" "${without_dml[@]}"
                             -DTENSOROPS_TEST_REPRESENTATIVE_TYPES=ON) ;;
@@ -64,7 +70,11 @@ configure_args() {
                             -DTENSOROPS_BUILD_EXAMPLES=ON -DTENSOROPS_EXAMPLE_COMPILE_OPTIONS=-fno-sanitize=all
                             -DTENSOROPS_STRICT_CONSUMER=ON -DTENSOROPS_DML_TESTS=ON) ;;
     gcc-baseline)     args=(-DCMAKE_CXX_COMPILER=g++ "${release_og[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64" -DTENSOROPS_PACKAGE_TESTS=ON
-                            "${without_dml[@]}") ;;
+                            "${without_dml[@]}" -DTENSOROPS_BUILD_COMPILED=ON "-DTENSOROPS_COMPILED_TYPES=float32;int32") ;;
+    clang-compiled)   args=(-DCMAKE_CXX_COMPILER=clang++ "${release[@]}" "${without_dml[@]}" -DTENSOROPS_BUILD_COMPILED=ON)
+                      targets=(tensorops_compiled tensorops_compiled_isa_level tensorops_output_digest_compiled
+                               tensorops_output_digest_sse2 tensorops_output_digest_avx2 tensorops_output_digest_avx512)
+                      test_filter=(-R "^compiled_") ;;
     gcc-baseline-san) args=(-DCMAKE_CXX_COMPILER=g++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64 -Og" -DTENSOROPS_PACKAGE_TESTS=ON
                             -DTENSOROPS_BUILD_EXAMPLES=OFF -DTENSOROPS_DML_TESTS=OFF) ;;
     clang-fuzz)       args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O1" "${without_dml[@]}"
@@ -119,18 +129,21 @@ for configuration in "${configurations[@]}"; do
 done
 run_lane() {
   local configuration=$1 build="$root/build/test-$1"
+  configure_args "$configuration"
+  local target_args=()
+  if [ ${#targets[@]} -gt 0 ]; then target_args=(--target "${targets[@]}"); fi
   echo "== $configuration: build"
   # Four times as many jobs as cores: the compilations wait in tools/build-slot.sh, which sees them all and starts the
   # largest first (with as many jobs as cores, a build's small units would hold its window while larger ones of other
   # builds ran, and its own large units would start last).
-  if ! cmake --build "$build" --parallel "$((4 * jobs))" >"$build/build.log" 2>&1; then
+  if ! cmake --build "$build" --parallel "$((4 * jobs))" "${target_args[@]}" >"$build/build.log" 2>&1; then
     echo "== $configuration: build FAILED"
     cat "$build/build.log"
     echo build-failed >"$build/lane-status"
     return 1
   fi
   echo "== $configuration: built; its tests run"
-  if ctest --test-dir "$build" --parallel "$jobs" --output-on-failure --timeout 600 >"$build/ctest.log" 2>&1; then
+  if ctest --test-dir "$build" --parallel "$jobs" --output-on-failure --timeout 600 "${test_filter[@]}" >"$build/ctest.log" 2>&1; then
     echo passed >"$build/lane-status"
     echo "== $configuration: $(grep -E "tests passed" "$build/ctest.log" | tail -1)"
   else
