@@ -7,9 +7,11 @@
 # and another waits, and no two of the sanitised unity units, which take 11-13 GB each, ever run together on a
 # 24 GB machine.
 #
-# Scheduling: of the compilations waiting that fit in the free memory, the one expected to take longest starts first
-# (longest processing time first: the builds then end together instead of one long unit starting last), ties in
-# order of arrival. A unit that fits nowhere (an estimate above the budget) runs alone.
+# Scheduling: of the compilations waiting that fit in the free memory, those of the highest TENSOROPS_BUILD_PRIORITY
+# (an integer, default 0: tools/run-tests.sh builds first the configurations whose tests run longest) start first, and
+# among them the one expected to take longest (longest processing time first: the builds then end together instead
+# of one long unit starting last), ties in order of arrival. A unit that fits nowhere (an estimate above the budget)
+# runs alone.
 #
 # The estimates are the CPU seconds and peak memory measured by tools/compile-profile.sh
 # (bench/journal/2026-11-29-ci-budget.md), by kind of unit — a unity unit of the tests (UNITY_BUILD) optimised at -O2
@@ -17,8 +19,8 @@
 # g++; any other unity unit: 110 s, 6 GB; any other source: 20 s, 3 GB.
 #
 # The ledger is TENSOROPS_BUILD_SLOT_DIR/ledger (default /tmp/tensorops-build-slots-$UID), guarded by flock: a line
-# "run PID GB" per running compiler, "wait PID GB ARRIVAL SECONDS" per waiting one; lines of processes that no longer
-# exist are dropped.
+# "run PID GB" per running compiler, "wait PID GB ARRIVAL RANK" per waiting one (RANK: priority × 100000 + expected
+# seconds); lines of processes that no longer exist are dropped.
 set -u
 slot_dir=${TENSOROPS_BUILD_SLOT_DIR:-/tmp/tensorops-build-slots-$(id -u)}
 slots=${TENSOROPS_BUILD_SLOTS:-$(nproc)}
@@ -77,7 +79,8 @@ tidy_and_measure() {
 
 exec 9>"$slot_dir/lock"
 flock 9
-echo "wait $$ $need $(date +%s%N) $seconds" >>"$ledger"
+rank=$(( ${TENSOROPS_BUILD_PRIORITY:-0} * 100000 + seconds ))  # the order key: priority, then expected seconds
+echo "wait $$ $need $(date +%s%N) $rank" >>"$ledger"
 flock -u 9
 while true; do
   flock 9

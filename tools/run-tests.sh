@@ -59,18 +59,23 @@ release_og=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-Og -DNDEBUG")
 sanitized=(-DCMAKE_BUILD_TYPE= -DTENSOROPS_SANITIZE=ON)
 without_dml=(-DTENSOROPS_BUILD_EXAMPLES=OFF -DTENSOROPS_DML_TESTS=OFF)
 
-# Sets `args` to the CMake arguments of configuration $1, `targets` to what it builds (empty: everything) and
-# `test_filter` to the CTest arguments that select its tests (empty: all).
+# Sets `args` to the CMake arguments of configuration $1, `targets` to what it builds (empty: everything),
+# `test_filter` to the CTest arguments that select its tests (empty: all) and `priority` to its place in the build
+# queue (tools/build-slot.sh: higher first): the configurations whose tests run longest are built first, so that
+# their tests run beside the other builds instead of after them (clang-v3-san's sanitised tests, then gcc-baseline's
+# with the package tests).
 configure_args() {
-  targets=() test_filter=()
+  targets=() test_filter=() priority=0
   case "$1" in
     gcc-v3)           args=(-DCMAKE_CXX_COMPILER=g++ "${release[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3" "${without_dml[@]}"
                             -DTENSOROPS_TEST_REPRESENTATIVE_TYPES=ON) ;;
     clang-v3-san)     args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0"
                             -DTENSOROPS_BUILD_EXAMPLES=ON -DTENSOROPS_EXAMPLE_COMPILE_OPTIONS=-fno-sanitize=all
-                            -DTENSOROPS_STRICT_CONSUMER=ON -DTENSOROPS_DML_TESTS=ON) ;;
+                            -DTENSOROPS_STRICT_CONSUMER=ON -DTENSOROPS_DML_TESTS=ON)
+                      priority=2 ;;
     gcc-baseline)     args=(-DCMAKE_CXX_COMPILER=g++ "${release_og[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64" -DTENSOROPS_PACKAGE_TESTS=ON
-                            "${without_dml[@]}" -DTENSOROPS_BUILD_COMPILED=ON "-DTENSOROPS_COMPILED_TYPES=float32;int32") ;;
+                            "${without_dml[@]}" -DTENSOROPS_BUILD_COMPILED=ON "-DTENSOROPS_COMPILED_TYPES=float32;int32")
+                      priority=1 ;;
     clang-compiled)   args=(-DCMAKE_CXX_COMPILER=clang++ "${release[@]}" "${without_dml[@]}" -DTENSOROPS_BUILD_COMPILED=ON)
                       targets=(tensorops_compiled tensorops_compiled_isa_level tensorops_output_digest_compiled
                                tensorops_output_digest_sse2 tensorops_output_digest_avx2 tensorops_output_digest_avx512)
@@ -136,7 +141,7 @@ run_lane() {
   # Four times as many jobs as cores: the compilations wait in tools/build-slot.sh, which sees them all and starts the
   # largest first (with as many jobs as cores, a build's small units would hold its window while larger ones of other
   # builds ran, and its own large units would start last).
-  if ! cmake --build "$build" --parallel "$((4 * jobs))" "${target_args[@]}" >"$build/build.log" 2>&1; then
+  if ! TENSOROPS_BUILD_PRIORITY=$priority cmake --build "$build" --parallel "$((4 * jobs))" "${target_args[@]}" >"$build/build.log" 2>&1; then
     echo "== $configuration: build FAILED"
     cat "$build/build.log"
     echo build-failed >"$build/lane-status"
