@@ -170,4 +170,29 @@ inline int finish(context& c, const char* name) {
     return failures == 0 && checks > 0 ? 0 : 1;
 }
 
+/// A random test program's main: MPI_Init; `trial(c, pool)` argv[1] times (default `default_trials`) with one context
+/// and a pool of two threads per rank; then `after(c)` (checks run once, e.g. of errors); the verdict agreed on every
+/// rank (finish); MPI_Finalize. Returns the process's exit status.
+template <class Trial, class After>
+int run_trials(int argc, char** argv, const char* name, std::size_t default_trials, Trial trial, After after) {
+    MPI_Init(&argc, &argv);
+    int status = 0;
+    {
+        context c;
+        tensorops::thread_pool pool(2);
+        const std::size_t trials = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : default_trials;
+        for (std::size_t t = 0; t < trials; ++t) trial(c, pool);
+        after(c);
+        status = finish(c, name);
+    }
+    MPI_Finalize();
+    return status;
+}
+
+/// run_trials with nothing after the trials.
+template <class Trial>
+int run_trials(int argc, char** argv, const char* name, std::size_t default_trials, Trial trial) {
+    return run_trials(argc, argv, name, default_trials, trial, [](context&) {});
+}
+
 }  // namespace mpi_test

@@ -121,23 +121,14 @@ void gather_errors(context& c) {
 }  // namespace mpi_test
 
 int main(int argc, char** argv) {
-    MPI_Init(&argc, &argv);
-    int status = 0;
-    {
-        mpi_test::context c;
-        tensorops::thread_pool pool(2);
-        const std::size_t trials = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 80;
-        for (std::size_t t = 0; t < trials; ++t) {
+    return mpi_test::run_trials(
+        argc, argv, "test_mpi_gather", 80,
+        [](mpi_test::context& c, tensorops::thread_pool& pool) {
             switch (c.uniform(0, 3)) {
                 case 0: mpi_test::gather_trial<float, std::int64_t>(c, pool); break;
                 case 1: mpi_test::gather_trial<tensorops::float16, std::int32_t>(c, pool); break;
                 case 2: mpi_test::gather_trial<std::int16_t, std::uint32_t>(c, pool); break;
                 default: mpi_test::gather_trial<double, std::uint64_t>(c, pool); break;
             }
-        }
-        mpi_test::gather_errors(c);
-        status = mpi_test::finish(c, "test_mpi_gather");
-    }
-    MPI_Finalize();
-    return status;
+        }, mpi_test::gather_errors);
 }

@@ -130,22 +130,14 @@ void reduce_trial(context& c, tensorops::thread_pool& pool) {
 }  // namespace mpi_test
 
 int main(int argc, char** argv) {
-    MPI_Init(&argc, &argv);
-    int status = 0;
-    {
-        mpi_test::context c;
-        tensorops::thread_pool pool(2);
-        const std::size_t trials = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 80;
-        for (std::size_t t = 0; t < trials; ++t) {
+    return mpi_test::run_trials(
+        argc, argv, "test_mpi_reduce", 80,
+        [](mpi_test::context& c, tensorops::thread_pool& pool) {
             switch (c.uniform(0, 3)) {
                 case 0: mpi_test::reduce_trial<float, std::int64_t>(c, pool); break;
                 case 1: mpi_test::reduce_trial<double, std::uint32_t>(c, pool); break;
                 case 2: mpi_test::reduce_trial<tensorops::float16, std::int32_t>(c, pool); break;
                 default: mpi_test::reduce_trial<std::int32_t, std::int64_t>(c, pool); break;
             }
-        }
-        status = mpi_test::finish(c, "test_mpi_reduce");
-    }
-    MPI_Finalize();
-    return status;
+        });
 }

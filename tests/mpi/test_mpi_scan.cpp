@@ -95,13 +95,9 @@ void scan_trial(context& c, tensorops::thread_pool& pool) {
 }  // namespace mpi_test
 
 int main(int argc, char** argv) {
-    MPI_Init(&argc, &argv);
-    int status = 0;
-    {
-        mpi_test::context c;
-        tensorops::thread_pool pool(2);
-        const std::size_t trials = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 60;
-        for (std::size_t t = 0; t < trials; ++t) {
+    return mpi_test::run_trials(
+        argc, argv, "test_mpi_scan", 60,
+        [](mpi_test::context& c, tensorops::thread_pool& pool) {
             switch (c.uniform(0, 5)) {
                 case 0: mpi_test::scan_trial<float>(c, pool); break;
                 case 1: mpi_test::scan_trial<double>(c, pool); break;
@@ -110,9 +106,5 @@ int main(int argc, char** argv) {
                 case 4: mpi_test::scan_trial<std::uint8_t>(c, pool); break;
                 default: mpi_test::scan_trial<std::int64_t>(c, pool); break;
             }
-        }
-        status = mpi_test::finish(c, "test_mpi_scan");
-    }
-    MPI_Finalize();
-    return status;
+        });
 }
