@@ -12,23 +12,8 @@ namespace mpi_test {
 /// tensorops::error with the same message naming `argument`, and that `untouched()` holds on every rank.
 inline void expect_error_everywhere(context& c, const std::string& name, const std::string& argument, const std::function<void()>& call,
                                     const std::function<bool()>& untouched) {
-    std::string message;
-    bool threw = false;
-    try {
-        call();
-    } catch (const tensorops::error& e) {
-        threw = true;
-        message = e.what();
-        c.check(e.argument() == argument, name + ": the error names argument '" + e.argument() + "', not '" + argument + "'");
-    }
-    c.check(threw, name + ": no tensorops::error on this rank");
+    expect_same_error(c, name, argument, call);
     c.check(untouched(), name + ": an output was written");
-    unsigned long length = message.size();
-    MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG, 0, c.comm);
-    std::string first(length, ' ');
-    if (c.rank == 0) first = message;
-    MPI_Bcast(first.data(), static_cast<int>(length), MPI_CHAR, 0, c.comm);
-    c.check(first == message, name + ": rank 0 says '" + first + "', this rank '" + message + "'");
 }
 
 void error_cases(context& c) {

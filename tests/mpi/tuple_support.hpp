@@ -133,28 +133,4 @@ inline std::string describe(const std::vector<std::size_t>& sizes) {
     return text + "}";
 }
 
-/// Runs `call` (made by every rank, one of them with a broken argument) and checks that every rank threw
-/// tensorops::error naming `argument`, with the same message as rank 0's; returns this rank's message.
-template <class Call>
-std::string expect_same_error(context& c, const std::string& name, const std::string& argument, const Call& call) {
-    std::string message;
-    bool threw = false;
-    try {
-        call();
-    } catch (const tensorops::error& e) {
-        threw = true;
-        message = e.what();
-        c.check(e.argument() == argument,
-                name + ": the error names argument '" + e.argument() + "', not '" + argument + "'");
-    }
-    c.check(threw, name + ": no tensorops::error on this rank");
-    unsigned long length = message.size();
-    MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG, 0, c.comm);
-    std::string first(length, ' ');
-    if (c.rank == 0) first = message;
-    MPI_Bcast(first.data(), static_cast<int>(length), MPI_CHAR, 0, c.comm);
-    c.check(first == message, name + ": rank 0 says '" + first + "', this rank '" + message + "'");
-    return message;
-}
-
 }  // namespace mpi_test
