@@ -65,9 +65,10 @@ constexpr std::size_t type_position = []<class... Types>(std::type_identity<std:
 // ---------------------------------------------------------------------------------------------
 // Element types.
 
-// With TENSOROPS_TEST_REPRESENTATIVE_TYPES (tools/run-tests.sh's gcc-v3) the integer types are one of each width,
-// both signednesses among them: that build's compile time was the test run's largest share, and its instruction set
-// is tested with every type in clang-v3-san (each kernel's code differs by lane width and signedness, not by type).
+// With TENSOROPS_TEST_REPRESENTATIVE_TYPES (tools/run-tests.sh's gcc-v3 and gcc-scalar-san) the integer types are one
+// of each width, both signednesses among them: those builds' compile time was the test run's largest share; gcc-v3's
+// instruction set is tested with every type in clang-v3-san, and each kernel's code, vector or scalar, differs by
+// lane width and signedness, not by type.
 using floating_types = std::tuple<double, float, float16>;
 /// The 16-bit floating storage types: float16 and bfloat16.
 template <class T>

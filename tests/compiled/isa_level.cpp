@@ -68,15 +68,15 @@ void expect_error_from_kernels() {
 
 /// A small call of each family whose result is known, on the level in use.
 void expect_results(const std::string& level) {
-    const std::int32_t x[6] = {2, 7, 1, 9, 3, 9};
-    std::int32_t sums[6] = {}, total[1] = {};
+    const float x[6] = {2, 7, 1, 9, 3, 9};
+    float sums[6] = {}, total[1] = {};
     std::int64_t where[1] = {-1};
-    tensorops::cumulative_sum(tensorops::tensor_view<const std::int32_t>(x, {6}), tensorops::tensor_view<std::int32_t>(sums, {6}));
+    tensorops::cumulative_sum(tensorops::tensor_view<const float>(x, {6}), tensorops::tensor_view<float>(sums, {6}));
     expect(sums[5] == 31, level + ": cumulative_sum's last element is " + std::to_string(sums[5]) + ", not 31");
-    tensorops::reduce(tensorops::tensor_view<const std::int32_t>(x, {6}), tensorops::tensor_view<std::int32_t>(total, {1}),
+    tensorops::reduce(tensorops::tensor_view<const float>(x, {6}), tensorops::tensor_view<float>(total, {1}),
                       tensorops::reduce_function::max, {0});
     expect(total[0] == 9, level + ": reduce max is " + std::to_string(total[0]) + ", not 9");
-    tensorops::argmax(tensorops::tensor_view<const std::int32_t>(x, {6}), tensorops::tensor_view<std::int64_t>(where, {1}), {0},
+    tensorops::argmax(tensorops::tensor_view<const float>(x, {6}), tensorops::tensor_view<std::int64_t>(where, {1}), {0},
                       tensorops::axis_direction::decreasing);
     expect(where[0] == 5, level + ": argmax (last) is " + std::to_string(where[0]) + ", not 5");
 }
