@@ -38,53 +38,15 @@ inline constexpr std::size_t unique_enumeration_limit = 2048;
 using extents_array = std::array<std::size_t, max_rank>;
 using strides_array = std::array<std::ptrdiff_t, max_rank>;
 
-/// A non-owning view of `element_count()` elements of type T laid out with arbitrary signed strides.
-/// Copying a view copies the description, never the data. `tensor_view<T>` converts implicitly to
-/// `tensor_view<const T>`.
-template <class T>
-class tensor_view {
+/// The sizes and strides of a view, whatever its element type: every question about its shape (element count, reach,
+/// packing, uniqueness) is answered here, once for all element types — tensor_view<T> adds the data pointer and typed
+/// access. (One class rather than a member of each tensor_view<T>: a program viewing twelve element types compiles
+/// these functions once, not twelve times.)
+class tensor_layout {
 public:
-    using element_type = T;
-    using value_type = std::remove_cv_t<T>;
+    /// An empty layout: rank 1, size 0.
+    tensor_layout() noexcept = default;
 
-    /// An empty view: rank 1, size 0, no data — nothing to read or write, so an operator given one as an argument that
-    /// must hold elements reports its sizes instead of touching memory. Assign a real view before use.
-    tensor_view() noexcept = default;
-
-    /// A packed row-major view (the last dimension has stride 1).
-    /// Throws tensorops::error ("sizes") if the rank exceeds 8 or the view's bytes break the address rule
-    /// below; ("data") if `data` is null while the view is not empty.
-    ///
-    /// The address rule, which every constructor enforces so that no operator ever receives a view that breaks it:
-    /// the element count fits std::ptrdiff_t, and the bytes the view addresses, from its lowest to its highest
-    /// element inclusive ((Σ (size − 1)·|stride| + 1)·sizeof(T) of them), number at most PTRDIFF_MAX and lie
-    /// inside the address space (below data by at most the address of data, above it without wrapping). Then every
-    /// `data + offset` and every difference of two element addresses is computed without overflow: element offsets
-    /// that differ can never name one address (a stride of 2^62 floats, 2^64 bytes, is refused, not wrapped).
-    tensor_view(T* data, std::span<const std::size_t> sizes) { assign(data, sizes, {}, true); }
-
-    /// A view with explicit strides in elements (signed; 0 broadcasts a dimension).
-    /// Throws tensorops::error if the rank exceeds 8 ("sizes"), `strides` and `sizes` differ in length
-    /// ("strides"), the element count overflows std::ptrdiff_t ("sizes"), the strides break the address rule
-    /// above ("strides"), or `data` is null while the view is not empty ("data").
-    tensor_view(T* data, std::span<const std::size_t> sizes, std::span<const std::ptrdiff_t> strides) {
-        assign(data, sizes, strides, false);
-    }
-
-    tensor_view(T* data, std::initializer_list<std::size_t> sizes)
-        : tensor_view(data, std::span<const std::size_t>(sizes.begin(), sizes.size())) {}
-
-    tensor_view(T* data, std::initializer_list<std::size_t> sizes, std::initializer_list<std::ptrdiff_t> strides)
-        : tensor_view(data, std::span<const std::size_t>(sizes.begin(), sizes.size()),
-                      std::span<const std::ptrdiff_t>(strides.begin(), strides.size())) {}
-
-    /// Adds const: tensor_view<float> → tensor_view<const float>.
-    template <class U>
-        requires(std::same_as<const U, T> && !std::same_as<U, T>)
-    tensor_view(const tensor_view<U>& other) noexcept  // NOLINT(google-explicit-constructor): implicit on purpose
-        : data_(other.data()), rank_(other.rank()), sizes_(other.extents()), strides_(other.stride_array()) {}
-
-    [[nodiscard]] T* data() const noexcept { return data_; }
     [[nodiscard]] std::size_t rank() const noexcept { return rank_; }
     [[nodiscard]] std::size_t size(std::size_t dimension) const noexcept {
         assert(dimension < rank_);
@@ -108,16 +70,16 @@ public:
     }
     [[nodiscard]] bool empty() const noexcept { return element_count() == 0; }
 
-    /// Element access without checks: exactly rank() indices, each below its size.
-    template <std::integral... Index>
-    [[nodiscard]] T& operator()(Index... indices) const noexcept {
-        assert(sizeof...(Index) == rank_);
-        const std::size_t index_array[] = {static_cast<std::size_t>(indices)..., 0};
-        return data_[offset_of(std::span<const std::size_t>(index_array, sizeof...(Index)))];
+    /// Offset in elements of a multi-index from data().
+    [[nodiscard]] std::ptrdiff_t offset_of(std::span<const std::size_t> index) const noexcept {
+        std::ptrdiff_t offset = 0;
+        for (std::size_t d = 0; d < index.size(); ++d) offset += static_cast<std::ptrdiff_t>(index[d]) * strides_[d];
+        return offset;
     }
 
-    /// Checked element access: throws tensorops::error for a wrong index count or an index out of range.
-    [[nodiscard]] T& at(std::span<const std::size_t> index) const {
+    /// The offset of `index` after checking it: tensorops::error ("tensor_view::at", "index") for a wrong index count
+    /// or an index out of range.
+    [[nodiscard]] std::ptrdiff_t checked_offset_of(std::span<const std::size_t> index) const {
         if (index.size() != rank_)
             throw error("tensor_view::at", "index",
                         "has " + std::to_string(index.size()) + " entries for a view of rank " +
@@ -127,14 +89,7 @@ public:
                 throw error("tensor_view::at", "index",
                             "entry " + std::to_string(d) + " is " + std::to_string(index[d]) +
                                 ", outside [0, " + std::to_string(sizes_[d]) + ")");
-        return data_[offset_of(index)];
-    }
-
-    /// Offset in elements of a multi-index from data().
-    [[nodiscard]] std::ptrdiff_t offset_of(std::span<const std::size_t> index) const noexcept {
-        std::ptrdiff_t offset = 0;
-        for (std::size_t d = 0; d < index.size(); ++d) offset += static_cast<std::ptrdiff_t>(index[d]) * strides_[d];
-        return offset;
+        return offset_of(index);
     }
 
     /// Lowest and highest element offsets the view addresses, relative to data() (0 and 0 for rank 0;
@@ -251,8 +206,11 @@ public:
     /// True when the layout is proven unique (uniqueness() == unique): no two multi-indices address one element.
     [[nodiscard]] bool is_unique() const noexcept { return uniqueness() == layout_uniqueness::unique; }
 
-private:
-    void assign(T* data, std::span<const std::size_t> sizes, std::span<const std::ptrdiff_t> strides, bool packed) {
+protected:
+    /// Sets the layout of a view of elements of `element_bytes` bytes at `data`, enforcing tensor_view's address rule
+    /// (see its constructors); `packed`: row-major strides from the sizes, `strides` ignored.
+    void assign_layout(const void* data, std::size_t element_bytes, std::span<const std::size_t> sizes, std::span<const std::ptrdiff_t> strides,
+                       bool packed) {
         if (sizes.size() > max_rank)
             throw error("tensor_view", "sizes",
                         "rank " + std::to_string(sizes.size()) + " exceeds the maximum rank " + std::to_string(max_rank));
@@ -261,8 +219,7 @@ private:
                         "has " + std::to_string(strides.size()) + " entries but sizes has " +
                             std::to_string(sizes.size()));
         constexpr auto limit = static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max());
-        constexpr std::size_t element_bytes = sizeof(T);
-        constexpr std::size_t max_span = limit / element_bytes;  // the most elements PTRDIFF_MAX bytes hold
+        const std::size_t max_span = limit / element_bytes;  // the most elements PTRDIFF_MAX bytes hold
         rank_ = sizes.size();
         std::size_t count = 1;
         bool is_empty = false;
@@ -317,13 +274,80 @@ private:
                                 ", which run out of the address space (data is at " + std::to_string(address) +
                                 "); every element's address must be representable");
         }
+    }
+
+private:
+    std::size_t rank_ = 1;                             // a default view is empty: rank 1, size 0
+    extents_array sizes_ = {0, 1, 1, 1, 1, 1, 1, 1};
+    strides_array strides_ = {};
+};
+
+/// A non-owning view of `element_count()` elements of type T laid out with arbitrary signed strides.
+/// Copying a view copies the description, never the data. `tensor_view<T>` converts implicitly to
+/// `tensor_view<const T>`.
+template <class T>
+class tensor_view : public tensor_layout {
+public:
+    using element_type = T;
+    using value_type = std::remove_cv_t<T>;
+
+    /// An empty view: rank 1, size 0, no data — nothing to read or write, so an operator given one as an argument that
+    /// must hold elements reports its sizes instead of touching memory. Assign a real view before use.
+    tensor_view() noexcept = default;
+
+    /// A packed row-major view (the last dimension has stride 1).
+    /// Throws tensorops::error ("sizes") if the rank exceeds 8 or the view's bytes break the address rule
+    /// below; ("data") if `data` is null while the view is not empty.
+    ///
+    /// The address rule, which every constructor enforces so that no operator ever receives a view that breaks it:
+    /// the element count fits std::ptrdiff_t, and the bytes the view addresses, from its lowest to its highest
+    /// element inclusive ((Σ (size − 1)·|stride| + 1)·sizeof(T) of them), number at most PTRDIFF_MAX and lie
+    /// inside the address space (below data by at most the address of data, above it without wrapping). Then every
+    /// `data + offset` and every difference of two element addresses is computed without overflow: element offsets
+    /// that differ can never name one address (a stride of 2^62 floats, 2^64 bytes, is refused, not wrapped).
+    tensor_view(T* data, std::span<const std::size_t> sizes) { assign(data, sizes, {}, true); }
+
+    /// A view with explicit strides in elements (signed; 0 broadcasts a dimension).
+    /// Throws tensorops::error if the rank exceeds 8 ("sizes"), `strides` and `sizes` differ in length
+    /// ("strides"), the element count overflows std::ptrdiff_t ("sizes"), the strides break the address rule
+    /// above ("strides"), or `data` is null while the view is not empty ("data").
+    tensor_view(T* data, std::span<const std::size_t> sizes, std::span<const std::ptrdiff_t> strides) {
+        assign(data, sizes, strides, false);
+    }
+
+    tensor_view(T* data, std::initializer_list<std::size_t> sizes)
+        : tensor_view(data, std::span<const std::size_t>(sizes.begin(), sizes.size())) {}
+
+    tensor_view(T* data, std::initializer_list<std::size_t> sizes, std::initializer_list<std::ptrdiff_t> strides)
+        : tensor_view(data, std::span<const std::size_t>(sizes.begin(), sizes.size()),
+                      std::span<const std::ptrdiff_t>(strides.begin(), strides.size())) {}
+
+    /// Adds const: tensor_view<float> → tensor_view<const float>.
+    template <class U>
+        requires(std::same_as<const U, T> && !std::same_as<U, T>)
+    tensor_view(const tensor_view<U>& other) noexcept  // NOLINT(google-explicit-constructor): implicit on purpose
+        : tensor_layout(other), data_(other.data()) {}
+
+    [[nodiscard]] T* data() const noexcept { return data_; }
+
+    /// Element access without checks: exactly rank() indices, each below its size.
+    template <std::integral... Index>
+    [[nodiscard]] T& operator()(Index... indices) const noexcept {
+        assert(sizeof...(Index) == rank());
+        const std::size_t index_array[] = {static_cast<std::size_t>(indices)..., 0};
+        return data_[offset_of(std::span<const std::size_t>(index_array, sizeof...(Index)))];
+    }
+
+    /// Checked element access: throws tensorops::error for a wrong index count or an index out of range.
+    [[nodiscard]] T& at(std::span<const std::size_t> index) const { return data_[checked_offset_of(index)]; }
+
+private:
+    void assign(T* data, std::span<const std::size_t> sizes, std::span<const std::ptrdiff_t> strides, bool packed) {
+        assign_layout(static_cast<const void*>(data), sizeof(T), sizes, strides, packed);
         data_ = data;
     }
 
     T* data_ = nullptr;
-    std::size_t rank_ = 1;                             // a default view is empty: rank 1, size 0
-    extents_array sizes_ = {0, 1, 1, 1, 1, 1, 1, 1};
-    strides_array strides_ = {};
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -339,15 +363,18 @@ private:
 ///           layouts are reported as partial.
 enum class overlap { none, exact, partial };
 
-template <class T, class U>
-[[nodiscard]] overlap memory_overlap(const tensor_view<T>& a, const tensor_view<U>& b) {
+/// memory_overlap of the views at `data_a` and `data_b` with these layouts, of elements of `element_bytes_a` and
+/// `element_bytes_b` bytes:
+/// the rule itself, once for all element types.
+[[nodiscard]] inline overlap memory_overlap_of(const void* data_a, std::size_t element_bytes_a, const tensor_layout& a, const void* data_b,
+                                               std::size_t element_bytes_b, const tensor_layout& b) {
     if (a.empty() || b.empty()) return overlap::none;
     // Unsigned address arithmetic: a view's bytes lie inside the address space and span at most PTRDIFF_MAX bytes
     // (tensor_view's address rule), so none of these sums wraps.
-    constexpr auto size_a = static_cast<std::uintptr_t>(sizeof(T));
-    constexpr auto size_b = static_cast<std::uintptr_t>(sizeof(U));
-    const auto base_a = reinterpret_cast<std::uintptr_t>(a.data());
-    const auto base_b = reinterpret_cast<std::uintptr_t>(b.data());
+    const auto size_a = static_cast<std::uintptr_t>(element_bytes_a);
+    const auto size_b = static_cast<std::uintptr_t>(element_bytes_b);
+    const auto base_a = reinterpret_cast<std::uintptr_t>(data_a);
+    const auto base_b = reinterpret_cast<std::uintptr_t>(data_b);
     const auto bytes = [](std::ptrdiff_t offset, std::uintptr_t size) {
         return static_cast<std::uintptr_t>(offset < 0 ? -offset : offset) * size;
     };
@@ -374,6 +401,12 @@ template <class T, class U>
         if (shift >= size_a && shift + size_b <= g) return overlap::none;
     }
     return overlap::partial;
+}
+
+/// How the views `a` and `b` share memory (see overlap).
+template <class T, class U>
+[[nodiscard]] overlap memory_overlap(const tensor_view<T>& a, const tensor_view<U>& b) {
+    return memory_overlap_of(static_cast<const void*>(a.data()), sizeof(T), a, static_cast<const void*>(b.data()), sizeof(U), b);
 }
 
 namespace detail {
