@@ -373,21 +373,30 @@ void register_all() {
 
 #ifdef TENSOROPS_BENCH_HAVE_EIGEN
         for (auto [layout, axis] : layouts) {
-            benchmark::RegisterBenchmark((std::string("parallel/eigen/SUM/f32/") + layout + "/64MiB" + suffix).c_str(), [=](benchmark::State& state) {
-                const auto x = input();
-                auto out = tb::scratch<float>(std::max(rows, columns), 1);
-                Eigen::ThreadPool eigen_pool(threads);
-                Eigen::ThreadPoolDevice device(&eigen_pool, threads);
-                const Eigen::TensorMap<const Eigen::Tensor<const float, 2, Eigen::RowMajor>> xt(x.data(), static_cast<Eigen::Index>(rows),
-                                                                                                static_cast<Eigen::Index>(columns));
-                Eigen::TensorMap<Eigen::Tensor<float, 1, Eigen::RowMajor>> yt(out.data(), static_cast<Eigen::Index>(axis == 1 ? rows : columns));
-                const Eigen::array<Eigen::Index, 1> dims{static_cast<Eigen::Index>(axis)};
-                const auto probe = tb::paired_read(x);
-                run_threads(state, threads, static_cast<std::int64_t>(x.size() * sizeof(float)), tb::limit::read, [&] {
-                    yt.device(device) = xt.sum(dims);
-                    benchmark::ClobberMemory();
-                }, &probe);
-            })->Unit(benchmark::kMicrosecond)->UseRealTime();
+            // SUM, MAX and argmax as Eigen's Tensor module writes them (.sum, .maximum, .argmax), on its ThreadPoolDevice.
+            for (const std::string function : {"SUM", "MAX", "argmax"}) {
+                benchmark::RegisterBenchmark((std::string("parallel/eigen/") + function + "/f32/" + layout + "/64MiB" + suffix).c_str(),
+                                             [=](benchmark::State& state) {
+                    const auto x = input();
+                    auto out = tb::scratch<float>(std::max(rows, columns), 1);
+                    auto where = tb::scratch<Eigen::Index>(std::max(rows, columns), 2);
+                    Eigen::ThreadPool eigen_pool(threads);
+                    Eigen::ThreadPoolDevice device(&eigen_pool, threads);
+                    const Eigen::TensorMap<const Eigen::Tensor<const float, 2, Eigen::RowMajor>> xt(x.data(), static_cast<Eigen::Index>(rows),
+                                                                                                    static_cast<Eigen::Index>(columns));
+                    const auto outputs = static_cast<Eigen::Index>(axis == 1 ? rows : columns);
+                    Eigen::TensorMap<Eigen::Tensor<float, 1, Eigen::RowMajor>> yt(out.data(), outputs);
+                    Eigen::TensorMap<Eigen::Tensor<Eigen::Index, 1, Eigen::RowMajor>> it(where.data(), outputs);
+                    const Eigen::array<Eigen::Index, 1> dims{static_cast<Eigen::Index>(axis)};
+                    const auto probe = tb::paired_read(x);
+                    run_threads(state, threads, static_cast<std::int64_t>(x.size() * sizeof(float)), tb::limit::read, [&] {
+                        if (function == "SUM") yt.device(device) = xt.sum(dims);
+                        else if (function == "MAX") yt.device(device) = xt.maximum(dims);
+                        else it.device(device) = xt.argmax(static_cast<Eigen::Index>(axis));
+                        benchmark::ClobberMemory();
+                    }, &probe);
+                })->Unit(benchmark::kMicrosecond)->UseRealTime();
+            }
             benchmark::RegisterBenchmark((std::string("parallel/eigen/cumsum/f32/") + layout + "/64MiB" + suffix).c_str(),
                                          [=](benchmark::State& state) {
                                              const auto x = input();
