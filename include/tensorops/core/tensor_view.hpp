@@ -207,9 +207,11 @@ public:
     [[nodiscard]] bool is_unique() const noexcept { return uniqueness() == layout_uniqueness::unique; }
 
 protected:
-    /// Sets the layout of a view of elements of `element_bytes` bytes at `data`, enforcing tensor_view's address rule
-    /// (see its constructors); `packed`: row-major strides from the sizes, `strides` ignored.
-    void assign_layout(const void* data, std::size_t element_bytes, std::span<const std::size_t> sizes, std::span<const std::ptrdiff_t> strides,
+    /// Sets the layout of a view of elements of `element_bytes` bytes at `address` (its data pointer as an integer: a
+    /// pointer to the caller's possibly uninitialised output, passed to a function, would be taken for a read by
+    /// GCC's -Wmaybe-uninitialized), enforcing tensor_view's address rule (see its constructors); `packed`: row-major
+    /// strides from the sizes, `strides` ignored.
+    void assign_layout(std::uintptr_t address, std::size_t element_bytes, std::span<const std::size_t> sizes, std::span<const std::ptrdiff_t> strides,
                        bool packed) {
         if (sizes.size() > max_rank)
             throw error("tensor_view", "sizes",
@@ -260,13 +262,12 @@ protected:
                 (strides[d] < 0 ? below : above) += (sizes_[d] - 1) * magnitude;
             }
         }
-        if (data == nullptr && !is_empty && rank_ > 0)
+        if (address == 0 && !is_empty && rank_ > 0)
             throw error("tensor_view", "data", "is null but the view has elements");
-        if (data == nullptr && rank_ == 0)
+        if (address == 0 && rank_ == 0)
             throw error("tensor_view", "data", "is null but a rank-0 view has one element");
-        if (data != nullptr && !is_empty) {
+        if (address != 0 && !is_empty) {
             // Both byte counts are at most PTRDIFF_MAX (the span rule above): the comparisons cannot overflow.
-            const auto address = reinterpret_cast<std::uintptr_t>(data);
             const std::uintptr_t low = below * element_bytes, high = (above + 1) * element_bytes;
             if (low > address || high > std::numeric_limits<std::uintptr_t>::max() - address)
                 throw error("tensor_view", packed ? "sizes" : "strides",
@@ -343,7 +344,7 @@ public:
 
 private:
     void assign(T* data, std::span<const std::size_t> sizes, std::span<const std::ptrdiff_t> strides, bool packed) {
-        assign_layout(static_cast<const void*>(data), sizeof(T), sizes, strides, packed);
+        assign_layout(reinterpret_cast<std::uintptr_t>(data), sizeof(T), sizes, strides, packed);
         data_ = data;
     }
 
@@ -363,18 +364,17 @@ private:
 ///           layouts are reported as partial.
 enum class overlap { none, exact, partial };
 
-/// memory_overlap of the views at `data_a` and `data_b` with these layouts, of elements of `element_bytes_a` and
-/// `element_bytes_b` bytes:
-/// the rule itself, once for all element types.
-[[nodiscard]] inline overlap memory_overlap_of(const void* data_a, std::size_t element_bytes_a, const tensor_layout& a, const void* data_b,
-                                               std::size_t element_bytes_b, const tensor_layout& b) {
+/// memory_overlap of the views whose data pointers are at `address_a` and `address_b` (as integers: see
+/// tensor_layout::assign_layout), with these layouts, of elements of `element_bytes_a` and `element_bytes_b` bytes: the
+/// rule itself, once for all element types.
+[[nodiscard]] inline overlap memory_overlap_of(std::uintptr_t address_a, std::size_t element_bytes_a, const tensor_layout& a,
+                                               std::uintptr_t address_b, std::size_t element_bytes_b, const tensor_layout& b) {
     if (a.empty() || b.empty()) return overlap::none;
     // Unsigned address arithmetic: a view's bytes lie inside the address space and span at most PTRDIFF_MAX bytes
     // (tensor_view's address rule), so none of these sums wraps.
     const auto size_a = static_cast<std::uintptr_t>(element_bytes_a);
     const auto size_b = static_cast<std::uintptr_t>(element_bytes_b);
-    const auto base_a = reinterpret_cast<std::uintptr_t>(data_a);
-    const auto base_b = reinterpret_cast<std::uintptr_t>(data_b);
+    const std::uintptr_t base_a = address_a, base_b = address_b;
     const auto bytes = [](std::ptrdiff_t offset, std::uintptr_t size) {
         return static_cast<std::uintptr_t>(offset < 0 ? -offset : offset) * size;
     };
@@ -406,7 +406,7 @@ enum class overlap { none, exact, partial };
 /// How the views `a` and `b` share memory (see overlap).
 template <class T, class U>
 [[nodiscard]] overlap memory_overlap(const tensor_view<T>& a, const tensor_view<U>& b) {
-    return memory_overlap_of(static_cast<const void*>(a.data()), sizeof(T), a, static_cast<const void*>(b.data()), sizeof(U), b);
+    return memory_overlap_of(reinterpret_cast<std::uintptr_t>(a.data()), sizeof(T), a, reinterpret_cast<std::uintptr_t>(b.data()), sizeof(U), b);
 }
 
 namespace detail {
