@@ -102,52 +102,27 @@ void run_arg_reduce(const executor_ref& exec, std::string_view operation, const 
     });
 }
 
-}  // namespace detail
+// The bodies of the execute overloads below. Header-only, each execute calls its execute_here, instantiated where the
+// program calls it (for every data type the descriptor may name). Compiled (TENSOROPS_COMPILED), it calls
+// compiled_execute instead: an ordinary function of the library (src/dml.cpp), which holds execute_here compiled once
+// — a call site then compiles the call, not the layer.
 
-/// Cumulative summation (SEMANTICS.md §1) of the tensor at `input` into the tensor at `output`, laid out as
-/// desc.input_tensor and desc.output_tensor describe.
-/// Returns when every output element is written. Data types: FLOAT32, FLOAT16, INT64, INT32, UINT64, UINT32 as in
-/// DirectML, and FLOAT64, INT16, INT8, UINT16, UINT8, BFLOAT16 as extensions; integers wrap, FLOAT16 and BFLOAT16
-/// carry a float.
-/// Aliasing: `output` may be `input` exactly (same pointer and strides: in place); any other overlap is an error.
-/// Buffers: each at least its descriptor's total_tensor_size_in_bytes; nothing outside the addressed elements is
-/// read or written. Errors (tensorops::error, "dml::cumulative_summation", before anything is written): every
-/// rule of validate(desc), a null or misaligned pointer, a partial overlap.
 template <std::same_as<cumulative_summation_operator_desc> Desc>
-void execute(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
+void execute_here(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
     constexpr std::string_view operation = "dml::cumulative_summation";
     const auto checked = detail::check_cumulative(operation, desc.input_tensor, desc.output_tensor, desc.axis, desc.direction);
     detail::run_cumulative<false>(exec, operation, checked, desc.direction, desc.has_exclusive_sum, input, output);
 }
-/// As above, on the calling thread (the sequential executor).
-template <std::same_as<cumulative_summation_operator_desc> Desc>
-void execute(const Desc& desc, const void* input, void* output) {
-    execute(sequential, desc, input, output);
-}
 
-/// Cumulative product (SEMANTICS.md §1); identity 1 for the exclusive form. Types, aliasing, buffers and errors
-/// as the cumulative summation overload ("dml::cumulative_product"); integer products wrap.
 template <std::same_as<cumulative_product_operator_desc> Desc>
-void execute(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
+void execute_here(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
     constexpr std::string_view operation = "dml::cumulative_product";
     const auto checked = detail::check_cumulative(operation, desc.input_tensor, desc.output_tensor, desc.axis, desc.direction);
     detail::run_cumulative<true>(exec, operation, checked, desc.direction, desc.has_exclusive_product, input, output);
 }
-/// As above, on the calling thread (the sequential executor).
-template <std::same_as<cumulative_product_operator_desc> Desc>
-void execute(const Desc& desc, const void* input, void* output) {
-    execute(sequential, desc, input, output);
-}
 
-/// Reduce (SEMANTICS.md §2): desc.function over desc.axes, the rank kept. Data types per function: DirectML's
-/// table plus FLOAT64 everywhere and BFLOAT16 wherever FLOAT16 is (extensions). ARGMAX/ARGMIN write the index of
-/// the first extreme, row-major over the reduced axes, into an INT64/INT32/UINT64/UINT32 output. Extensions for ONNX front-ends: axis_count 0
-/// maps every element to its own group (ONNX's noop_with_empty_axes; see tensorops::reduce), and input and output
-/// may have dimension_count 0 (one element; sizes and strides may then be null). Aliasing: the output must not share memory
-/// with the input. Buffers as for cumulative summation. Errors (tensorops::error, "dml::reduce", before anything
-/// is written): every rule of validate(desc), a null or misaligned pointer, an overlap.
 template <std::same_as<reduce_operator_desc> Desc>
-void execute(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
+void execute_here(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
     constexpr std::string_view operation = "dml::reduce";
     const auto checked = detail::check_reduce(operation, desc);
     if (desc.function == reduce_function::argmax || desc.function == reduce_function::argmin) {
@@ -164,52 +139,24 @@ void execute(const executor_ref& exec, const Desc& desc, const void* input, void
         tensorops::reduce(exec, x, y, desc.function, axes);
     });
 }
-/// As above, on the calling thread (the sequential executor).
-template <std::same_as<reduce_operator_desc> Desc>
-void execute(const Desc& desc, const void* input, void* output) {
-    execute(sequential, desc, input, output);
-}
 
-/// Argmax (DML_ARGMAX_OPERATOR_DESC): for each group over desc.axes the row-major flattened index of the first
-/// (INCREASING) or last (DECREASING) largest element; NaN counts as the largest. Input types as reduce's ARGMAX
-/// (plus FLOAT64, BFLOAT16), output INT64/INT32/UINT64/UINT32 able to hold N − 1. axis_count 0 and rank 0 as reduce (every
-/// index 0). Aliasing, buffers and errors as reduce ("dml::argmax").
 template <std::same_as<argmax_operator_desc> Desc>
-void execute(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
+void execute_here(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
     constexpr std::string_view operation = "dml::argmax";
     const auto checked = detail::check_arg_reduce(operation, desc.input_tensor, desc.output_tensor, desc.axis_count, desc.axes, desc.direction);
     detail::run_arg_reduce<true>(exec, operation, checked, desc.direction, input, output);
 }
-/// As above, on the calling thread (the sequential executor).
-template <std::same_as<argmax_operator_desc> Desc>
-void execute(const Desc& desc, const void* input, void* output) {
-    execute(sequential, desc, input, output);
-}
 
-/// Argmin (DML_ARGMIN_OPERATOR_DESC): as argmax for the smallest element; NaN counts as the smallest ("dml::argmin").
 template <std::same_as<argmin_operator_desc> Desc>
-void execute(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
+void execute_here(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
     constexpr std::string_view operation = "dml::argmin";
     const auto checked = detail::check_arg_reduce(operation, desc.input_tensor, desc.output_tensor, desc.axis_count, desc.axes, desc.direction);
     detail::run_arg_reduce<false>(exec, operation, checked, desc.direction, input, output);
 }
-/// As above, on the calling thread (the sequential executor).
-template <std::same_as<argmin_operator_desc> Desc>
-void execute(const Desc& desc, const void* input, void* output) {
-    execute(sequential, desc, input, output);
-}
 
-/// Scatter-ND (SEMANTICS.md §3) in DirectML's padded form: output = input, then every index tuple of the last
-/// indices_dimension_count dimensions of indices replaces a slice of the last input_dimension_count dimensions
-/// with the matching updates; duplicates: the last tuple in row-major order wins. Signed indices may count from
-/// the end (−1 = last). Data types: all eleven and BFLOAT16 for input/updates/output (one type), INT64/INT32/UINT64/UINT32
-/// for indices. Aliasing: `output` may be `input` exactly (in place); any other overlap with input, and any
-/// overlap with indices or updates, is an error. Buffers as for cumulative summation.
-/// Errors (tensorops::error, "dml::scatter_nd"): every rule of validate(desc), a null or misaligned pointer, an
-/// overlap, and an index out of range (argument "indices", naming the tuple) — all before anything is written.
 template <std::same_as<scatter_nd_operator_desc> Desc>
-void execute(const executor_ref& exec, const Desc& desc, const void* input, const void* indices, const void* updates,
-             void* output) {
+void execute_here(const executor_ref& exec, const Desc& desc, const void* input, const void* indices, const void* updates,
+                  void* output) {
     constexpr std::string_view operation = "dml::scatter_nd";
     const auto checked = detail::check_scatter(operation, desc);
     visit_data_type(checked.input.data_type, [&]<class T>(std::type_identity<T>) {
@@ -230,6 +177,110 @@ void execute(const executor_ref& exec, const Desc& desc, const void* input, cons
             }
         });
     });
+}
+
+/// The execute overloads of tensorops::compiled (src/dml.cpp): execute_here, compiled once in the library.
+void compiled_execute(const executor_ref& exec, const cumulative_summation_operator_desc& desc, const void* input, void* output);
+void compiled_execute(const executor_ref& exec, const cumulative_product_operator_desc& desc, const void* input, void* output);
+void compiled_execute(const executor_ref& exec, const reduce_operator_desc& desc, const void* input, void* output);
+void compiled_execute(const executor_ref& exec, const argmax_operator_desc& desc, const void* input, void* output);
+void compiled_execute(const executor_ref& exec, const argmin_operator_desc& desc, const void* input, void* output);
+void compiled_execute(const executor_ref& exec, const scatter_nd_operator_desc& desc, const void* input, const void* indices, const void* updates,
+                      void* output);
+
+}  // namespace detail
+
+/// Cumulative summation (SEMANTICS.md §1) of the tensor at `input` into the tensor at `output`, laid out as
+/// desc.input_tensor and desc.output_tensor describe.
+/// Returns when every output element is written. Data types: FLOAT32, FLOAT16, INT64, INT32, UINT64, UINT32 as in
+/// DirectML, and FLOAT64, INT16, INT8, UINT16, UINT8, BFLOAT16 as extensions; integers wrap, FLOAT16 and BFLOAT16
+/// carry a float.
+/// Aliasing: `output` may be `input` exactly (same pointer and strides: in place); any other overlap is an error.
+/// Buffers: each at least its descriptor's total_tensor_size_in_bytes; nothing outside the addressed elements is
+/// read or written. Errors (tensorops::error, "dml::cumulative_summation", before anything is written): every
+/// rule of validate(desc), a null or misaligned pointer, a partial overlap.
+template <std::same_as<cumulative_summation_operator_desc> Desc>
+void execute(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
+    if constexpr (TENSOROPS_COMPILED != 0) detail::compiled_execute(exec, desc, input, output);
+    else detail::execute_here(exec, desc, input, output);
+}
+/// As above, on the calling thread (the sequential executor).
+template <std::same_as<cumulative_summation_operator_desc> Desc>
+void execute(const Desc& desc, const void* input, void* output) {
+    execute(sequential, desc, input, output);
+}
+
+/// Cumulative product (SEMANTICS.md §1); identity 1 for the exclusive form. Types, aliasing, buffers and errors
+/// as the cumulative summation overload ("dml::cumulative_product"); integer products wrap.
+template <std::same_as<cumulative_product_operator_desc> Desc>
+void execute(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
+    if constexpr (TENSOROPS_COMPILED != 0) detail::compiled_execute(exec, desc, input, output);
+    else detail::execute_here(exec, desc, input, output);
+}
+/// As above, on the calling thread (the sequential executor).
+template <std::same_as<cumulative_product_operator_desc> Desc>
+void execute(const Desc& desc, const void* input, void* output) {
+    execute(sequential, desc, input, output);
+}
+
+/// Reduce (SEMANTICS.md §2): desc.function over desc.axes, the rank kept. Data types per function: DirectML's
+/// table plus FLOAT64 everywhere and BFLOAT16 wherever FLOAT16 is (extensions). ARGMAX/ARGMIN write the index of
+/// the first extreme, row-major over the reduced axes, into an INT64/INT32/UINT64/UINT32 output. Extensions for ONNX front-ends: axis_count 0
+/// maps every element to its own group (ONNX's noop_with_empty_axes; see tensorops::reduce), and input and output
+/// may have dimension_count 0 (one element; sizes and strides may then be null). Aliasing: the output must not share memory
+/// with the input. Buffers as for cumulative summation. Errors (tensorops::error, "dml::reduce", before anything
+/// is written): every rule of validate(desc), a null or misaligned pointer, an overlap.
+template <std::same_as<reduce_operator_desc> Desc>
+void execute(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
+    if constexpr (TENSOROPS_COMPILED != 0) detail::compiled_execute(exec, desc, input, output);
+    else detail::execute_here(exec, desc, input, output);
+}
+/// As above, on the calling thread (the sequential executor).
+template <std::same_as<reduce_operator_desc> Desc>
+void execute(const Desc& desc, const void* input, void* output) {
+    execute(sequential, desc, input, output);
+}
+
+/// Argmax (DML_ARGMAX_OPERATOR_DESC): for each group over desc.axes the row-major flattened index of the first
+/// (INCREASING) or last (DECREASING) largest element; NaN counts as the largest. Input types as reduce's ARGMAX
+/// (plus FLOAT64, BFLOAT16), output INT64/INT32/UINT64/UINT32 able to hold N − 1. axis_count 0 and rank 0 as reduce (every
+/// index 0). Aliasing, buffers and errors as reduce ("dml::argmax").
+template <std::same_as<argmax_operator_desc> Desc>
+void execute(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
+    if constexpr (TENSOROPS_COMPILED != 0) detail::compiled_execute(exec, desc, input, output);
+    else detail::execute_here(exec, desc, input, output);
+}
+/// As above, on the calling thread (the sequential executor).
+template <std::same_as<argmax_operator_desc> Desc>
+void execute(const Desc& desc, const void* input, void* output) {
+    execute(sequential, desc, input, output);
+}
+
+/// Argmin (DML_ARGMIN_OPERATOR_DESC): as argmax for the smallest element; NaN counts as the smallest ("dml::argmin").
+template <std::same_as<argmin_operator_desc> Desc>
+void execute(const executor_ref& exec, const Desc& desc, const void* input, void* output) {
+    if constexpr (TENSOROPS_COMPILED != 0) detail::compiled_execute(exec, desc, input, output);
+    else detail::execute_here(exec, desc, input, output);
+}
+/// As above, on the calling thread (the sequential executor).
+template <std::same_as<argmin_operator_desc> Desc>
+void execute(const Desc& desc, const void* input, void* output) {
+    execute(sequential, desc, input, output);
+}
+
+/// Scatter-ND (SEMANTICS.md §3) in DirectML's padded form: output = input, then every index tuple of the last
+/// indices_dimension_count dimensions of indices replaces a slice of the last input_dimension_count dimensions
+/// with the matching updates; duplicates: the last tuple in row-major order wins. Signed indices may count from
+/// the end (−1 = last). Data types: all eleven and BFLOAT16 for input/updates/output (one type), INT64/INT32/UINT64/UINT32
+/// for indices. Aliasing: `output` may be `input` exactly (in place); any other overlap with input, and any
+/// overlap with indices or updates, is an error. Buffers as for cumulative summation.
+/// Errors (tensorops::error, "dml::scatter_nd"): every rule of validate(desc), a null or misaligned pointer, an
+/// overlap, and an index out of range (argument "indices", naming the tuple) — all before anything is written.
+template <std::same_as<scatter_nd_operator_desc> Desc>
+void execute(const executor_ref& exec, const Desc& desc, const void* input, const void* indices, const void* updates,
+             void* output) {
+    if constexpr (TENSOROPS_COMPILED != 0) detail::compiled_execute(exec, desc, input, indices, updates, output);
+    else detail::execute_here(exec, desc, input, indices, updates, output);
 }
 /// As above, on the calling thread (the sequential executor).
 template <std::same_as<scatter_nd_operator_desc> Desc>
