@@ -4,9 +4,10 @@
 # a busy second core or a slow spell touches every case alike), and the median per case and of the per-round ratios to
 # Eigen's Tensor module. The tasks (bench/compile_time/):
 #   include          `#include <tensorops/tensorops.hpp>` and a trivial main
-#   readme           the README's usage example (tensorops.cpp): two scans, a reduction, argmax, a scatter-ND — header-only,
-#                    and in compiled mode (TENSOROPS_COMPILED=1: the built-in types' operators are the library's, so the
-#                    translation unit compiles only the calls)
+#   readme           the README's usage example (tests/consumer/readme_example.cpp, which the strict consumer test builds
+#                    too): two scans, a reduction, argmax, a scatter-ND — header-only, and in compiled mode
+#                    (TENSOROPS_COMPILED=1: the built-in types' operators are the library's, so the translation unit
+#                    compiles only the calls)
 #   readme, Eigen    the same computations with Eigen 3.4's Tensor module (eigen.cpp)
 #   readme, xtensor  the same with xtensor 0.24 (xtensor.cpp)
 #   dml call         one dml::execute call site (dml_execute.cpp), compiled mode, and header-only in the first round only
@@ -42,8 +43,8 @@ printf '#include <tensorops/tensorops.hpp>\nint main() { return sizeof(tensorops
 # with TENSOROPS_COMPILED=1 (what linking tensorops::compiled gives a translation unit).
 cases=(
   "include, header-only|$work/include.cpp|"
-  "readme, header-only|$sources/tensorops.cpp|"
-  "readme, compiled|$sources/tensorops.cpp|-DTENSOROPS_COMPILED=1"
+  "readme, header-only|$root/tests/consumer/readme_example.cpp|"
+  "readme, compiled|$root/tests/consumer/readme_example.cpp|-DTENSOROPS_COMPILED=1"
   "readme, Eigen Tensor|$sources/eigen.cpp|-I/usr/include/eigen3"
   "readme, xtensor|$sources/xtensor.cpp|"
   "dml call, compiled|$sources/dml_execute.cpp|-DTENSOROPS_COMPILED=1"

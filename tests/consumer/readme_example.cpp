@@ -1,9 +1,11 @@
-// bench/compile_time.sh's tensorops task: the README's usage example, verbatim (keep them identical). Its four other
-// files do the same computations with Eigen's Tensor module and with xtensor, and call tensorops::dml::execute once.
+// The README's usage example, verbatim (keep it identical to the README's block), as a function: part of the strict
+// consumer (usage.cpp, tests/CMakeLists.txt) and the header-only / compiled task of bench/compile_time.sh.
 #include <tensorops/tensorops.hpp>
 #include <cstdio>
 
-int main() {
+int readme_example();
+
+int readme_example() {
     float data[12] = {2, 1, 3, 5, 3, 8, 7, 3, 9, 6, 2, 4}, sums[12], column_max[4];
     std::int64_t where[4];
     // Views: sizes and strides in elements; any layout (transposed, padded, reversed, broadcast inputs).
@@ -37,4 +39,5 @@ int main() {
     } catch (const tensorops::error& e) {
         std::printf("%s\n", e.what());
     }
+    return 0;
 }
