@@ -15,7 +15,7 @@
 #             on CMAKE_PREFIX_PATH: find_package(tensorops) must find this xsimd (the configure message names it), and
 #             the consumer must build warning-free and run;
 # and for each PREFIX × ISA:
-#   consumer  the README example (tests/consumer/usage.cpp) compiled as a strict consumer against this xsimd's headers
+#   consumer  the README example and a call of every operator (tests/consumer/readme_example.cpp, usage.cpp) compiled as a strict consumer against this xsimd's headers
 #             alone (-Wall -Wextra -Wpedantic -Wshadow -Werror, -fsyntax-only): the quick check of the headers;
 #   tests     tensorops configured with CMAKE_PREFIX_PATH=PREFIX (find_package(xsimd) must report this version), the
 #             tests that exercise simd/ and each operator family (tensorops_tests_xsimd, -O1) built and run;
@@ -90,7 +90,7 @@ for prefix in "${prefixes[@]}"; do
     cell="$version/$isa"
     if [[ $stages == *" consumer "* ]]; then
       if nice -n 10 "$cxx" -std=c++20 -march="$isa" -fsyntax-only -Wall -Wextra -Wpedantic -Wshadow -Werror -isystem "$include" \
-           -I "$root/include" "$root/tests/consumer/usage.cpp" >"$matrix/consumer-$version-$isa.log" 2>&1; then
+           -I "$root/include" "$root/tests/consumer/usage.cpp" "$root/tests/consumer/readme_example.cpp" >"$matrix/consumer-$version-$isa.log" 2>&1; then
         record "$cell" consumer ok
       else
         record "$cell" consumer "FAILED ($(grep -c 'error:' "$matrix/consumer-$version-$isa.log") errors: $matrix/consumer-$version-$isa.log)"
