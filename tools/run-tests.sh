@@ -78,7 +78,7 @@ configure_args() {
                             "${without_dml[@]}" -DTENSOROPS_BUILD_COMPILED=ON -DTENSOROPS_COMPILED_TYPES=float32)
                       priority=1 ;;
     clang-compiled)   args=(-DCMAKE_CXX_COMPILER=clang++ "${release[@]}" "${without_dml[@]}" -DTENSOROPS_BUILD_COMPILED=ON)
-                      targets=(tensorops_compiled tensorops_compiled_isa_level tensorops_output_digest_compiled
+                      targets=(tensorops_compiled tensorops_compiled_isa_level tensorops_compiled_dml_execute tensorops_output_digest_compiled
                                tensorops_output_digest_sse2 tensorops_output_digest_avx2 tensorops_output_digest_avx512)
                       test_filter=(-R "^compiled_") ;;
     gcc-baseline-san) args=(-DCMAKE_CXX_COMPILER=g++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64 -Og" -DTENSOROPS_PACKAGE_TESTS=ON
