@@ -47,7 +47,9 @@ public:
     /// An empty layout: rank 1, size 0.
     tensor_layout() noexcept = default;
 
+    /// The number of dimensions (0–8).
     [[nodiscard]] std::size_t rank() const noexcept { return rank_; }
+    /// The size and the stride (in elements, signed) of `dimension`, which must be below rank() (unchecked).
     [[nodiscard]] std::size_t size(std::size_t dimension) const noexcept {
         assert(dimension < rank_);
         return sizes_[dimension];
@@ -56,6 +58,7 @@ public:
         assert(dimension < rank_);
         return strides_[dimension];
     }
+    /// All sizes and all strides, rank() entries each.
     [[nodiscard]] std::span<const std::size_t> sizes() const noexcept { return {sizes_.data(), rank_}; }
     [[nodiscard]] std::span<const std::ptrdiff_t> strides() const noexcept { return {strides_.data(), rank_}; }
     /// Sizes and strides as fixed arrays (entries past rank() are 1 and 0).
