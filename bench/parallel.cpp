@@ -389,9 +389,10 @@ void register_all() {
                     Eigen::TensorMap<Eigen::Tensor<Eigen::Index, 1, Eigen::RowMajor>> it(where.data(), outputs);
                     const Eigen::array<Eigen::Index, 1> dims{static_cast<Eigen::Index>(axis)};
                     const auto probe = tb::paired_read(x);
+                    const bool sum = function == "SUM", maximum = function == "MAX";  // decided once, not per pass
                     run_threads(state, threads, static_cast<std::int64_t>(x.size() * sizeof(float)), tb::limit::read, [&] {
-                        if (function == "SUM") yt.device(device) = xt.sum(dims);
-                        else if (function == "MAX") yt.device(device) = xt.maximum(dims);
+                        if (sum) yt.device(device) = xt.sum(dims);
+                        else if (maximum) yt.device(device) = xt.maximum(dims);
                         else it.device(device) = xt.argmax(static_cast<Eigen::Index>(axis));
                         benchmark::ClobberMemory();
                     }, &probe);
