@@ -1,5 +1,7 @@
-# cmake -DMODE=<add_subdirectory|find_package|copy_include|pkg_config> -DTENSOROPS_SOURCE_DIR=... \
-#       -DCONSUMER_DIR=... -DCXX_COMPILER=... -DWORK_DIR=... -P run_package_test.cmake
+# cmake -DMODE=<add_subdirectory|find_package|copy_include|pkg_config|compiled> -DTENSOROPS_SOURCE_DIR=... \
+#       -DCONSUMER_DIR=... -DCXX_COMPILER=... -DWORK_DIR=... [-DBUILD_DIR=...] -P run_package_test.cmake
+# MODE compiled installs BUILD_DIR (a build with TENSOROPS_BUILD_COMPILED=ON, already built) and consumes
+# tensorops::compiled through find_package and through pkg-config.
 cmake_minimum_required(VERSION 3.20)
 
 function(run)
@@ -101,6 +103,52 @@ elseif(MODE STREQUAL "pkg_config")
                   RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
   if(result EQUAL 0 OR NOT output MATCHES "tensorops needs C\\+\\+20")
     message(FATAL_ERROR "a C++17 compilation of the consumer did not stop at tensorops' C++20 requirement:\n${output}")
+  endif()
+elseif(MODE STREQUAL "compiled")
+  find_program(PKG_CONFIG pkg-config REQUIRED)
+  # The build under test installed as it is (its library already built: installing copies, never compiles), then moved.
+  set(compiled_prefix ${WORK_DIR}/compiled-prefix)
+  set(compiled_relocated ${WORK_DIR}/compiled-relocated)
+  file(REMOVE_RECURSE ${compiled_prefix} ${compiled_relocated})
+  run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${compiled_prefix})
+  file(GLOB_RECURSE archives RELATIVE ${compiled_prefix} ${compiled_prefix}/*/libtensorops_compiled.a)
+  file(GLOB_RECURSE pc_files ${compiled_prefix}/*/pkgconfig/tensorops-compiled.pc)
+  if(NOT archives OR NOT pc_files)
+    message(FATAL_ERROR "the installation of ${BUILD_DIR} lacks libtensorops_compiled.a or tensorops-compiled.pc")
+  endif()
+  file(COPY ${compiled_prefix}/ DESTINATION ${compiled_relocated})
+  foreach(root ${compiled_prefix} ${compiled_relocated})
+    get_filename_component(name ${root} NAME)
+    # find_package(tensorops COMPONENTS compiled), the consumer linking tensorops::compiled (consumer/CMakeLists.txt)
+    run(${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${work}/${name}-cmake -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_CXX_FLAGS=
+        -DMODE=compiled -DCMAKE_PREFIX_PATH=${root})
+    run(${CMAKE_COMMAND} --build ${work}/${name}-cmake)
+    run(${work}/${name}-cmake/consumer)
+    # pkg-config --cflags --libs tensorops-compiled
+    file(GLOB_RECURSE pc_file ${root}/*/pkgconfig/tensorops-compiled.pc)
+    get_filename_component(pc_dir ${pc_file} DIRECTORY)
+    set(ENV{PKG_CONFIG_PATH} ${pc_dir})
+    execute_process(COMMAND ${PKG_CONFIG} --cflags tensorops-compiled RESULT_VARIABLE result OUTPUT_VARIABLE cflags OUTPUT_STRIP_TRAILING_WHITESPACE)
+    execute_process(COMMAND ${PKG_CONFIG} --libs tensorops-compiled RESULT_VARIABLE result_libs OUTPUT_VARIABLE libs OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(NOT result EQUAL 0 OR NOT result_libs EQUAL 0)
+      message(FATAL_ERROR "pkg-config does not know tensorops-compiled in ${pc_dir}")
+    endif()
+    separate_arguments(cflags UNIX_COMMAND "${cflags}")
+    separate_arguments(libs UNIX_COMMAND "${libs}")
+    run(${CXX_COMPILER} -std=c++20 ${strict} -DEXPECT_COMPILED ${cflags} ${CONSUMER_DIR}/main.cpp ${libs} -o ${work}/${name}-pkg-config)
+    run(${work}/${name}-pkg-config)
+  endforeach()
+  # An installation without the library refuses the component, naming it.
+  set(header_only ${WORK_DIR}/header-only-prefix)
+  file(REMOVE_RECURSE ${header_only} ${WORK_DIR}/header-only-build)
+  run(${CMAKE_COMMAND} -S ${TENSOROPS_SOURCE_DIR} -B ${WORK_DIR}/header-only-build -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
+      -DTENSOROPS_BUILD_TESTS=OFF -DTENSOROPS_BUILD_EXAMPLES=OFF)
+  run(${CMAKE_COMMAND} --install ${WORK_DIR}/header-only-build --prefix ${header_only})
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${work}/refused -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DMODE=compiled
+                  -DCMAKE_PREFIX_PATH=${header_only} RESULT_VARIABLE refused OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  string(REGEX REPLACE "[ \t\r\n]+" " " flat "${output}")  # CMake wraps its messages
+  if(refused EQUAL 0 OR NOT flat MATCHES "has no component 'compiled'")
+    message(FATAL_ERROR "find_package(tensorops COMPONENTS compiled) did not fail, naming the component, on a header-only installation:\n${output}")
   endif()
 else()
   message(FATAL_ERROR "unknown MODE '${MODE}'")
