@@ -21,8 +21,9 @@
 #                    the scalar reference; clang++ -O1, -march=x86-64-v3, the sanitizers) and a run of
 #                    TENSOROPS_FUZZ_SECONDS (default 300) that first replays the seed corpus, every input checked: run it
 #                    after changing an operator, dml/ or a kernel's edge handling (fuzz/README.md)
-#   gcc-v4           g++, -march=x86-64-v4 (512-bit registers), on a CPU with AVX-512 (F, BW, DQ, VL): run it after
-#                    changing simd/ or a kernel's vector steps
+#   gcc-v4           g++, -march=x86-64-v4 (512-bit registers), on a CPU with AVX-512 (F, BW, DQ, VL), and the README
+#                    example as a strict consumer at x86-64-v4 and at baseline: run it after changing simd/ or a kernel's
+#                    vector steps
 #   clang-compiled   tensorops::compiled with every element type (clang++ -O2; ~25 CPU-minutes) and its tests: the
 #                    dispatched results against header-only builds at each level the CPU runs, bit for bit (run it
 #                    after changing src/, the routes in ops/ or a kernel)
@@ -94,7 +95,7 @@ configure_args() {
     # offset (-Wfree-nonheap-object, a false positive of that warning's known family: GCC meta-bug 99098).
     gcc-v4)           args=(-DCMAKE_CXX_COMPILER=g++ "${release[@]}"
                           "-DCMAKE_CXX_FLAGS=-march=x86-64-v4 -Wno-uninitialized -Wno-maybe-uninitialized -Wno-free-nonheap-object"
-                          "${without_dml[@]}") ;;
+                          "${without_dml[@]}" -DTENSOROPS_STRICT_CONSUMER=ON) ;;
     *) echo "unknown configuration '$1'" >&2; exit 2 ;;
   esac
 }

@@ -12,7 +12,9 @@
 #include "portable.hpp"
 #include "register.hpp"
 #include "xsimd_compat.hpp"
+#include "warnings.hpp"
 
+TENSOROPS_SIMD_WARNINGS_BEGIN  // simd/warnings.hpp
 #if TENSOROPS_HAS_XSIMD
 namespace tensorops::simd {
 
@@ -182,3 +184,4 @@ template <class P>
 }  // namespace kernel
 }  // namespace tensorops::simd
 #endif
+TENSOROPS_SIMD_WARNINGS_END

@@ -13,7 +13,9 @@
 #include "math_constants.hpp"
 #include "portable.hpp"
 #include "register.hpp"
+#include "warnings.hpp"
 
+TENSOROPS_SIMD_WARNINGS_BEGIN  // simd/warnings.hpp
 #if TENSOROPS_HAS_XSIMD
 namespace tensorops::simd {
 
@@ -226,3 +228,4 @@ template <class P>
 }  // namespace kernel
 }  // namespace tensorops::simd
 #endif
+TENSOROPS_SIMD_WARNINGS_END

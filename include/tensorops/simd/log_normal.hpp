@@ -19,7 +19,9 @@
 
 #include "math.hpp"
 #include "pack.hpp"
+#include "warnings.hpp"
 
+TENSOROPS_SIMD_WARNINGS_BEGIN  // simd/warnings.hpp
 namespace tensorops::simd {
 
 /// ln x per lane for x positive, finite and normal (at least the type's smallest normal): about 1 ulp in float lanes.
@@ -73,3 +75,4 @@ template <class P>
 }
 
 }  // namespace tensorops::simd
+TENSOROPS_SIMD_WARNINGS_END

@@ -32,7 +32,9 @@
 #include <type_traits>
 
 #include "isa.hpp"
+#include "warnings.hpp"
 
+TENSOROPS_SIMD_WARNINGS_BEGIN  // simd/warnings.hpp
 #if !defined(TENSOROPS_NO_XSIMD) && __has_include(<xsimd/xsimd.hpp>)
 #include <xsimd/xsimd.hpp>
 
@@ -111,3 +113,4 @@ inline constexpr bool fuses_multiply_add =
 #else
 #define TENSOROPS_HAS_XSIMD 0
 #endif
+TENSOROPS_SIMD_WARNINGS_END

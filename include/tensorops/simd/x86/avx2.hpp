@@ -15,7 +15,9 @@
 #include "../math_constants.hpp"
 #include "../register.hpp"
 #include "sse41.hpp"
+#include "../warnings.hpp"
 
+TENSOROPS_SIMD_WARNINGS_BEGIN  // simd/warnings.hpp
 #if TENSOROPS_HAS_XSIMD && defined(__AVX2__)
 namespace tensorops::simd {
 
@@ -286,3 +288,4 @@ template <class P>
 }  // namespace kernel
 }  // namespace tensorops::simd
 #endif
+TENSOROPS_SIMD_WARNINGS_END

@@ -12,7 +12,9 @@
 #include "../math_constants.hpp"
 #include "../register.hpp"
 #include "avx2.hpp"
+#include "../warnings.hpp"
 
+TENSOROPS_SIMD_WARNINGS_BEGIN  // simd/warnings.hpp
 #if TENSOROPS_HAS_XSIMD && defined(__AVX512F__)
 namespace tensorops::simd::kernel {
 
@@ -159,3 +161,4 @@ template <class P>
 
 }  // namespace tensorops::simd::kernel
 #endif
+TENSOROPS_SIMD_WARNINGS_END

@@ -16,7 +16,9 @@
 
 #include "../math_constants.hpp"
 #include "../xsimd_compat.hpp"
+#include "../warnings.hpp"
 
+TENSOROPS_SIMD_WARNINGS_BEGIN  // simd/warnings.hpp
 #if TENSOROPS_HAS_XSIMD && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__AVX2__) && defined(__FMA__) && \
     !defined(__AVX512F__)
 #include <immintrin.h>
@@ -116,3 +118,4 @@ struct term_constants {
 #else
 #define TENSOROPS_AVX512_KERNELS 0
 #endif
+TENSOROPS_SIMD_WARNINGS_END

@@ -28,7 +28,9 @@
 #include "avx2.hpp"
 #include "sse2.hpp"
 #include "sse41.hpp"
+#include "../warnings.hpp"
 
+TENSOROPS_SIMD_WARNINGS_BEGIN  // simd/warnings.hpp
 #if TENSOROPS_HAS_XSIMD && (defined(__x86_64__) || defined(_M_X64) || defined(__i386__))
 namespace tensorops::simd {
 
@@ -195,3 +197,4 @@ template <class P>
 }  // namespace kernel
 }  // namespace tensorops::simd
 #endif
+TENSOROPS_SIMD_WARNINGS_END

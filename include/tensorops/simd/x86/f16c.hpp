@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include "../warnings.hpp"
 
+TENSOROPS_SIMD_WARNINGS_BEGIN  // simd/warnings.hpp
 #if defined(__F16C__)
 #include <immintrin.h>
 
@@ -51,3 +53,4 @@ float half_bits_to_float(std::uint16_t half) noexcept;
 
 }  // namespace tensorops::simd::f16c
 #endif
+TENSOROPS_SIMD_WARNINGS_END

@@ -9,7 +9,9 @@
 #include "../register.hpp"
 #include "avx2.hpp"
 #include "f16c.hpp"
+#include "../warnings.hpp"
 
+TENSOROPS_SIMD_WARNINGS_BEGIN  // simd/warnings.hpp
 #if TENSOROPS_HAS_XSIMD && defined(__AVX2__) && defined(__F16C__)
 namespace tensorops::simd::kernel {
 
@@ -36,3 +38,4 @@ template <class P>
 
 }  // namespace tensorops::simd::kernel
 #endif
+TENSOROPS_SIMD_WARNINGS_END

@@ -17,7 +17,9 @@
 #include "../generic.hpp"
 #include "../isa.hpp"
 #include "../register.hpp"
+#include "../warnings.hpp"
 
+TENSOROPS_SIMD_WARNINGS_BEGIN  // simd/warnings.hpp
 #if TENSOROPS_HAS_XSIMD && (defined(__x86_64__) || defined(_M_X64) || defined(__i386__))
 #include <immintrin.h>
 
@@ -183,3 +185,4 @@ template <class Pattern, class P>
 }  // namespace kernel
 }  // namespace tensorops::simd
 #endif
+TENSOROPS_SIMD_WARNINGS_END

@@ -11,7 +11,9 @@
 #include "../isa.hpp"
 #include "../register.hpp"
 #include "sse2.hpp"
+#include "../warnings.hpp"
 
+TENSOROPS_SIMD_WARNINGS_BEGIN  // simd/warnings.hpp
 #if TENSOROPS_HAS_XSIMD && defined(__SSE4_1__)
 namespace tensorops::simd {
 
@@ -110,3 +112,4 @@ template <class P, class T>
 }  // namespace kernel
 }  // namespace tensorops::simd
 #endif
+TENSOROPS_SIMD_WARNINGS_END
