@@ -9,6 +9,9 @@
 // every case once, in turn, and the copy probe before each (a plain copy of the input into the output on as many
 // threads). Printed per case: the best and the median over rounds of the time, and of the ratio copy time / case time
 // (the copy moves 128 MiB; with indices the case moves 256 MiB, so its ratio is also given against moving its bytes).
+// Linked to tensorops::compiled (the target tensorops_extreme_scans of a build with TENSOROPS_BENCH_COMPILED=ON, or by
+// hand: -DTENSOROPS_COMPILED=1 … libtensorops_compiled.a) every case runs at each instruction-set level the CPU runs,
+// in the same rounds (set_isa_level between cases, outside the timing): the levels paired in one process.
 #include <tensorops/tensorops.hpp>
 
 #include <algorithm>
@@ -20,6 +23,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -72,6 +76,7 @@ int main(int argc, char** argv) {
         std::string name;
         std::function<void()> run;
         double bytes_factor;  // bytes moved relative to the copy's
+        tensorops::isa_level level = tensorops::static_isa_level;
     };
     std::vector<bench_case> cases;
     for (std::size_t axis : {1, 0}) {
@@ -83,11 +88,29 @@ int main(int argc, char** argv) {
         cases.push_back({"cumulative_max+int64 " + where_name, [&, options] { tensorops::cumulative_max(pool, in, out, at, options); }, 2.0});
         cases.push_back({"cumulative_log_sum_exp " + where_name, [&, options] { tensorops::cumulative_log_sum_exp(pool, in, out, options); }, 1.0});
     }
+    // Compiled: each case once per level the CPU runs, side by side.
+    std::vector<tensorops::isa_level> levels{tensorops::active_isa_level()};
+    if constexpr (TENSOROPS_COMPILED != 0) {
+        levels.clear();
+        for (const auto level : {tensorops::isa_level::sse2, tensorops::isa_level::avx2, tensorops::isa_level::avx512})
+            if (level <= tensorops::cpu_isa_level()) levels.push_back(level);
+    }
+    if (levels.size() > 1) {
+        std::vector<bench_case> by_level;
+        for (const auto& c : cases)
+            for (const auto level : levels)
+                by_level.push_back({c.name + " " + std::string(tensorops::isa_level_name(level)), c.run, c.bytes_factor, level});
+        cases = std::move(by_level);
+    }
     std::vector<std::vector<double>> times(cases.size()), ratios(cases.size());
     std::vector<double> copies;
-    for (const auto& c : cases) c.run();  // warm: pages touched, pool started
+    for (const auto& c : cases) {  // warm: pages touched, pool started
+        if (levels.size() > 1) tensorops::set_isa_level(c.level);
+        c.run();
+    }
     for (int round = 0; round < rounds; ++round) {
         for (std::size_t k = 0; k < cases.size(); ++k) {
+            if (levels.size() > 1) tensorops::set_isa_level(cases[k].level);
             const double copy_time = seconds_of(copy);
             const double t = seconds_of(cases[k].run);
             copies.push_back(copy_time);
@@ -98,10 +121,10 @@ int main(int argc, char** argv) {
     std::printf("threads %zu, rounds %d, %s, copy of 128 MiB: best %.2f ms, median %.2f ms\n", threads, rounds,
                 thread_cpu_clock ? "thread CPU time" : "wall clock",
                 1e3 * *std::min_element(copies.begin(), copies.end()), 1e3 * median(copies));
-    std::printf("%-30s %10s %10s %12s %12s %14s\n", "case", "best ms", "median ms", "best % copy", "median %", "% of its bytes");
+    std::printf("%-37s %10s %10s %12s %12s %14s\n", "case", "best ms", "median ms", "best % copy", "median %", "% of its bytes");
     for (std::size_t k = 0; k < cases.size(); ++k) {
         const double best_ratio = *std::max_element(ratios[k].begin(), ratios[k].end()), median_ratio = median(ratios[k]);
-        std::printf("%-30s %10.2f %10.2f %12.0f %12.0f %14.0f\n", cases[k].name.c_str(), 1e3 * *std::min_element(times[k].begin(), times[k].end()),
+        std::printf("%-37s %10.2f %10.2f %12.0f %12.0f %14.0f\n", cases[k].name.c_str(), 1e3 * *std::min_element(times[k].begin(), times[k].end()),
                     1e3 * median(times[k]), 100 * best_ratio, 100 * median_ratio, 100 * median_ratio * cases[k].bytes_factor);
     }
 }
