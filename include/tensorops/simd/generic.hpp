@@ -11,8 +11,8 @@
 #include "isa.hpp"
 #include "portable.hpp"
 #include "register.hpp"
-#include "xsimd_compat.hpp"
 #include "warnings.hpp"
+#include "xsimd_compat.hpp"
 
 TENSOROPS_SIMD_WARNINGS_BEGIN  // simd/warnings.hpp
 #if TENSOROPS_HAS_XSIMD

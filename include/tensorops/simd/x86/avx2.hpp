@@ -14,8 +14,8 @@
 #include "../isa.hpp"
 #include "../math_constants.hpp"
 #include "../register.hpp"
-#include "sse41.hpp"
 #include "../warnings.hpp"
+#include "sse41.hpp"
 
 TENSOROPS_SIMD_WARNINGS_BEGIN  // simd/warnings.hpp
 #if TENSOROPS_HAS_XSIMD && defined(__AVX2__)

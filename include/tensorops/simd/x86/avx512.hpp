@@ -11,8 +11,8 @@
 #include "../isa.hpp"
 #include "../math_constants.hpp"
 #include "../register.hpp"
-#include "avx2.hpp"
 #include "../warnings.hpp"
+#include "avx2.hpp"
 
 TENSOROPS_SIMD_WARNINGS_BEGIN  // simd/warnings.hpp
 #if TENSOROPS_HAS_XSIMD && defined(__AVX512F__)

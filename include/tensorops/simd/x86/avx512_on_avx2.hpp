@@ -15,8 +15,8 @@
 #include <cstdint>
 
 #include "../math_constants.hpp"
-#include "../xsimd_compat.hpp"
 #include "../warnings.hpp"
+#include "../xsimd_compat.hpp"
 
 TENSOROPS_SIMD_WARNINGS_BEGIN  // simd/warnings.hpp
 #if TENSOROPS_HAS_XSIMD && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__AVX2__) && defined(__FMA__) && \

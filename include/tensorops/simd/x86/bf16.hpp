@@ -25,10 +25,10 @@
 #include "../../core/bfloat16.hpp"
 #include "../isa.hpp"
 #include "../register.hpp"
+#include "../warnings.hpp"
 #include "avx2.hpp"
 #include "sse2.hpp"
 #include "sse41.hpp"
-#include "../warnings.hpp"
 
 TENSOROPS_SIMD_WARNINGS_BEGIN  // simd/warnings.hpp
 #if TENSOROPS_HAS_XSIMD && (defined(__x86_64__) || defined(_M_X64) || defined(__i386__))

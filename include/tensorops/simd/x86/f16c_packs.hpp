@@ -7,9 +7,9 @@
 #include "../../core/float16.hpp"
 #include "../isa.hpp"
 #include "../register.hpp"
+#include "../warnings.hpp"
 #include "avx2.hpp"
 #include "f16c.hpp"
-#include "../warnings.hpp"
 
 TENSOROPS_SIMD_WARNINGS_BEGIN  // simd/warnings.hpp
 #if TENSOROPS_HAS_XSIMD && defined(__AVX2__) && defined(__F16C__)

@@ -10,8 +10,8 @@
 
 #include "../isa.hpp"
 #include "../register.hpp"
-#include "sse2.hpp"
 #include "../warnings.hpp"
+#include "sse2.hpp"
 
 TENSOROPS_SIMD_WARNINGS_BEGIN  // simd/warnings.hpp
 #if TENSOROPS_HAS_XSIMD && defined(__SSE4_1__)
