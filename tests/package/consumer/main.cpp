@@ -34,8 +34,8 @@ int main() {
     tensorops::cumulative_sum(pool, view, tensorops::tensor_view<float>(sums, {2, 3}), {.axis = 1});
     if (sums[2] != 6.0f || sums[5] != 15.0f || pool.concurrency() != 2) return 3;
 #if defined(EXPECT_COMPILED)
-    // The library's kernels (float32: every build of it holds them), on the level the dispatch chose: the best the CPU
-    // runs, never the baseline this file was compiled for when the CPU has more.
+    // The library's kernels (float32, which the tested builds of it hold), on the level the dispatch chose: the best the
+    // CPU runs, never the baseline this file was compiled for when the CPU has more.
     float maxima[2] = {};
     tensorops::reduce(pool, view, tensorops::tensor_view<float>(maxima, {2, 1}), tensorops::reduce_function::max, {1});
     if (maxima[0] != 3.0f || maxima[1] != 6.0f) return 4;
