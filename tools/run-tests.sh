@@ -2,7 +2,8 @@
 # Builds and runs every test, in four configurations (CI runs exactly these):
 #   gcc-v3           g++ -O2, -march=x86-64-v3 (AVX2, FMA, F16C): what most consumers build, with GCC's contraction
 #                    of multiplies and adds into FMAs (the tests that compare bits across kernels see it); the typed
-#                    tests over one integer type of each width (clang-v3-san runs this instruction set with all eight)
+#                    tests over one integer type of each width (clang-v3-san runs this instruction set with all eight);
+#                    and the README example compiled as a -Werror consumer at x86-64-v4 (compile only)
 #   clang-v3-san     clang++ -O0, -march=x86-64-v3, AddressSanitizer + UndefinedBehaviorSanitizer, plus the dml tests,
 #                    the examples (the demo and custom_type, run as tests, uninstrumented) and the README example as a
 #                    strict consumer (-Wall -Wextra -Wpedantic -Wshadow -Werror, at v3 and at baseline)
@@ -70,7 +71,7 @@ configure_args() {
   targets=() test_filter=() priority=0
   case "$1" in
     gcc-v3)           args=(-DCMAKE_CXX_COMPILER=g++ "${release[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3" "${without_dml[@]}"
-                            -DTENSOROPS_TEST_REPRESENTATIVE_TYPES=ON) ;;
+                            -DTENSOROPS_TEST_REPRESENTATIVE_TYPES=ON -DTENSOROPS_STRICT_CONSUMER_V4_COMPILE=ON) ;;
     clang-v3-san)     args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0"
                             -DTENSOROPS_BUILD_EXAMPLES=ON -DTENSOROPS_EXAMPLE_COMPILE_OPTIONS=-fno-sanitize=all
                             -DTENSOROPS_STRICT_CONSUMER=ON -DTENSOROPS_DML_TESTS=ON)
