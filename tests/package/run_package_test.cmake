@@ -21,12 +21,32 @@ file(MAKE_DIRECTORY ${work})
 # private prefix do: nothing installed may remember the configured prefix. A copy of the installation moved to
 # another directory (relocated) must work as well.
 set(relocated ${WORK_DIR}/relocated-prefix)
-function(install_tensorops)
-  file(REMOVE_RECURSE ${prefix} ${relocated} ${WORK_DIR}/install-build)
-  run(${CMAKE_COMMAND} -S ${TENSOROPS_SOURCE_DIR} -B ${WORK_DIR}/install-build -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
+# install_tensorops(<destination> [<moved copy>]): the header-only package configured (in <destination>-build) and
+# installed into <destination>, and copied to <moved copy> when given.
+function(install_tensorops destination)
+  file(REMOVE_RECURSE ${destination} ${destination}-build ${ARGN})
+  run(${CMAKE_COMMAND} -S ${TENSOROPS_SOURCE_DIR} -B ${destination}-build -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
       -DTENSOROPS_BUILD_TESTS=OFF -DTENSOROPS_BUILD_EXAMPLES=OFF)
-  run(${CMAKE_COMMAND} --install ${WORK_DIR}/install-build --prefix ${prefix})
-  file(COPY ${prefix}/ DESTINATION ${relocated})
+  run(${CMAKE_COMMAND} --install ${destination}-build --prefix ${destination})
+  if(ARGN)
+    file(COPY ${destination}/ DESTINATION ${ARGN})
+  endif()
+endfunction()
+
+# query_pkg_config(<package> <directory of its .pc file>): sets `cflags` and `libs` (lists of arguments) and
+# `cflags_text`, `libs_text` (as printed) to what pkg-config gives; fails, naming the directory, if it does not know it.
+function(query_pkg_config package pc_dir)
+  set(ENV{PKG_CONFIG_PATH} ${pc_dir})
+  foreach(kind cflags libs)
+    execute_process(COMMAND ${PKG_CONFIG} --${kind} ${package} RESULT_VARIABLE result OUTPUT_VARIABLE text
+                    OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(NOT result EQUAL 0)
+      message(FATAL_ERROR "pkg-config does not know ${package} in ${pc_dir}")
+    endif()
+    set(${kind}_text "${text}" PARENT_SCOPE)
+    separate_arguments(text UNIX_COMMAND "${text}")
+    set(${kind} ${text} PARENT_SCOPE)
+  endforeach()
 endfunction()
 
 # A demanding consumer's warnings, as errors, where this script compiles the consumer itself (consumer/CMakeLists.txt
@@ -34,7 +54,7 @@ endfunction()
 set(strict -Wall -Wextra -Wpedantic -Wshadow -Werror)
 if(MODE STREQUAL "add_subdirectory" OR MODE STREQUAL "find_package")
   if(MODE STREQUAL "find_package")
-    install_tensorops()
+    install_tensorops(${prefix} ${relocated})
     foreach(file include/tensorops/tensorops.hpp share/cmake/tensorops/tensoropsConfig.cmake
                  share/cmake/tensorops/tensoropsConfigVersion.cmake share/pkgconfig/tensorops.pc)
       if(NOT EXISTS ${prefix}/${file})
@@ -71,26 +91,17 @@ elseif(MODE STREQUAL "pkg_config")
   find_program(PKG_CONFIG pkg-config REQUIRED)
   # The installation and a moved copy of it: the .pc file locates the headers from its own directory.
   foreach(root ${prefix} ${relocated})
-    set(ENV{PKG_CONFIG_PATH} ${root}/share/pkgconfig)
-    execute_process(COMMAND ${PKG_CONFIG} --cflags tensorops RESULT_VARIABLE result OUTPUT_VARIABLE cflags
-                    OUTPUT_STRIP_TRAILING_WHITESPACE)
-    if(NOT result EQUAL 0)
-      message(FATAL_ERROR "pkg-config does not know tensorops in ${root}")
-    endif()
+    query_pkg_config(tensorops ${root}/share/pkgconfig)
     execute_process(COMMAND ${PKG_CONFIG} --variable=includedir tensorops OUTPUT_VARIABLE includedir OUTPUT_STRIP_TRAILING_WHITESPACE)
     if(NOT EXISTS ${includedir}/tensorops/tensorops.hpp)
       message(FATAL_ERROR "pkg-config's includedir for ${root} is '${includedir}', which has no tensorops/tensorops.hpp")
     endif()
-    if(cflags MATCHES "-std=")
-      message(FATAL_ERROR "pkg-config --cflags tensorops gives '${cflags}': a -std flag there would override the consumer's own")
+    if(cflags_text MATCHES "-std=")
+      message(FATAL_ERROR "pkg-config --cflags tensorops gives '${cflags_text}': a -std flag there would override the consumer's own")
     endif()
-    execute_process(COMMAND ${PKG_CONFIG} --libs tensorops RESULT_VARIABLE result OUTPUT_VARIABLE libs
-                    OUTPUT_STRIP_TRAILING_WHITESPACE)
-    if(NOT result EQUAL 0 OR NOT libs MATCHES "-pthread")
-      message(FATAL_ERROR "pkg-config --libs tensorops gives '${libs}': the thread pool needs -pthread")
+    if(NOT libs_text MATCHES "-pthread")
+      message(FATAL_ERROR "pkg-config --libs tensorops gives '${libs_text}': the thread pool needs -pthread")
     endif()
-    separate_arguments(cflags UNIX_COMMAND "${cflags}")
-    separate_arguments(libs UNIX_COMMAND "${libs}")
     # The consumer chooses its language level (C++20 or later); its flags come first, pkg-config's after them.
     run(${CXX_COMPILER} -std=c++20 ${strict} ${cflags} ${CONSUMER_DIR}/main.cpp ${libs} -o ${work}/consumer)
     run(${work}/consumer)
@@ -111,7 +122,7 @@ elseif(MODE STREQUAL "compiled")
   set(compiled_relocated ${WORK_DIR}/compiled-relocated)
   file(REMOVE_RECURSE ${compiled_prefix} ${compiled_relocated})
   run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${compiled_prefix})
-  file(GLOB_RECURSE archives RELATIVE ${compiled_prefix} ${compiled_prefix}/*/libtensorops_compiled.a)
+  file(GLOB_RECURSE archives ${compiled_prefix}/*/libtensorops_compiled.a)
   file(GLOB_RECURSE pc_files ${compiled_prefix}/*/pkgconfig/tensorops-compiled.pc)
   if(NOT archives OR NOT pc_files)
     message(FATAL_ERROR "the installation of ${BUILD_DIR} lacks libtensorops_compiled.a or tensorops-compiled.pc")
@@ -127,23 +138,13 @@ elseif(MODE STREQUAL "compiled")
     # pkg-config --cflags --libs tensorops-compiled
     file(GLOB_RECURSE pc_file ${root}/*/pkgconfig/tensorops-compiled.pc)
     get_filename_component(pc_dir ${pc_file} DIRECTORY)
-    set(ENV{PKG_CONFIG_PATH} ${pc_dir})
-    execute_process(COMMAND ${PKG_CONFIG} --cflags tensorops-compiled RESULT_VARIABLE result OUTPUT_VARIABLE cflags OUTPUT_STRIP_TRAILING_WHITESPACE)
-    execute_process(COMMAND ${PKG_CONFIG} --libs tensorops-compiled RESULT_VARIABLE result_libs OUTPUT_VARIABLE libs OUTPUT_STRIP_TRAILING_WHITESPACE)
-    if(NOT result EQUAL 0 OR NOT result_libs EQUAL 0)
-      message(FATAL_ERROR "pkg-config does not know tensorops-compiled in ${pc_dir}")
-    endif()
-    separate_arguments(cflags UNIX_COMMAND "${cflags}")
-    separate_arguments(libs UNIX_COMMAND "${libs}")
+    query_pkg_config(tensorops-compiled ${pc_dir})
     run(${CXX_COMPILER} -std=c++20 ${strict} -DEXPECT_COMPILED ${cflags} ${CONSUMER_DIR}/main.cpp ${libs} -o ${work}/${name}-pkg-config)
     run(${work}/${name}-pkg-config)
   endforeach()
   # An installation without the library refuses the component, naming it.
   set(header_only ${WORK_DIR}/header-only-prefix)
-  file(REMOVE_RECURSE ${header_only} ${WORK_DIR}/header-only-build)
-  run(${CMAKE_COMMAND} -S ${TENSOROPS_SOURCE_DIR} -B ${WORK_DIR}/header-only-build -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
-      -DTENSOROPS_BUILD_TESTS=OFF -DTENSOROPS_BUILD_EXAMPLES=OFF)
-  run(${CMAKE_COMMAND} --install ${WORK_DIR}/header-only-build --prefix ${header_only})
+  install_tensorops(${header_only})
   execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${work}/refused -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DMODE=compiled
                   -DCMAKE_PREFIX_PATH=${header_only} RESULT_VARIABLE refused OUTPUT_VARIABLE output ERROR_VARIABLE output)
   string(REGEX REPLACE "[ \t\r\n]+" " " flat "${output}")  # CMake wraps its messages
