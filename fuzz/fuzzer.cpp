@@ -3,9 +3,10 @@
 // (fuzz_input.hpp); each decodes the rest into one operator call and checks it differentially against the
 // independent scalar reference (tests/reference.hpp).
 //
-// The typed API (a first byte of 64 or more; typed_*.cpp): cumulative sum and product, reduce (the twelve functions),
-// argmax, argmin, scatter-ND (every reduction) and gather-ND over float32, float64, float16, int32, uint8 and int64
-// with int32/int64/uint32/uint64 indices; small tensors (up to 64 elements, one call in 32 up to 2048) of rank 0 to
+// The typed API (a first byte of 64 or more; typed_*.cpp): cumulative sum and product, cumulative max and min (with
+// and without an index output), cumulative log-sum-exp, reduce (the twelve functions), argmax, argmin, scatter-ND
+// (every reduction) and gather-ND over float32, float64, float16, bfloat16, int32, uint8 and int64 with
+// int32/int64/uint32/uint64 indices; small tensors (up to 64 elements, one call in 32 up to 2048) of rank 0 to
 // 4 (6 for gather's output) with sizes of 0 now and then; views packed, permuted, padded, reversed (negative strides),
 // broadcast (stride 0), gapped or with random strides in [-6, 6]; outputs in place, interleaved with their input,
 // overlapping another view, or apart; any axis list, direction, exclusive flag, batch_dims; no executor, an inline

@@ -1,6 +1,7 @@
 // Shared by the typed API's fuzzer (typed_one_input.cpp: decoding the operator, element type and executor;
-// typed_scan.cpp, typed_reduce.cpp, typed_tuples.cpp: one operator family each): memory, layouts, values, what the
-// contract expects of a call, and the checks of its outcome. The property is in fuzzer.cpp's file comment.
+// typed_scan.cpp, typed_extreme_scan.cpp, typed_reduce.cpp, typed_tuples.cpp: one operator family each): memory,
+// layouts, values, what the contract expects of a call, and the checks of its outcome. The property is in fuzzer.cpp's
+// file comment.
 //
 // Memory. Every view lives in an arena, a heap block of exactly the bytes its views reach (plus a few slack bytes
 // at either end, or none: AddressSanitizer then reports any access past the block). An arena holds one view, or an
@@ -37,8 +38,11 @@ using tensorops::float16;
 // test is conservative for intersecting ranges it cannot prove disjoint), run and checked. Printed at exit when
 // TENSOROPS_FUZZ_STATS is set; the corpus replay requires each operator run and some calls refused.
 
-enum class operation { cumulative_sum, cumulative_product, reduce, argmax, argmin, scatter_nd, gather_nd };
-inline constexpr const char* operation_names[] = {"cumulative_sum", "cumulative_product", "reduce", "argmax", "argmin", "scatter_nd", "gather_nd"};
+enum class operation {
+    cumulative_sum, cumulative_product, cumulative_max, cumulative_min, cumulative_log_sum_exp, reduce, argmax, argmin, scatter_nd, gather_nd
+};
+inline constexpr const char* operation_names[] = {"cumulative_sum", "cumulative_product", "cumulative_max", "cumulative_min",
+                                                  "cumulative_log_sum_exp", "reduce", "argmax", "argmin", "scatter_nd", "gather_nd"};
 inline constexpr std::size_t operation_count = std::size(operation_names);
 enum outcome { refused, refused_unprovable, checked };
 inline std::uint64_t outcomes[operation_count][3] = {};
@@ -178,21 +182,20 @@ public:
             if (blocks_[a] != saved_[a]) return false;
         return true;
     }
-    /// Every byte outside the elements of `output` is as saved.
-    [[nodiscard]] bool unchanged_outside(const placed& output) const {
+    /// Every byte outside the elements of `output` (and of `second`, a second output where there is one) is as saved.
+    [[nodiscard]] bool unchanged_outside(const placed& output, const placed* second = nullptr) const {
         for (std::size_t a = 0; a < arena_count_; ++a) {
-            if (a == output.arena) continue;
-            if (blocks_[a] != saved_[a]) return false;
+            std::vector<bool> addressed(blocks_[a].size(), false);
+            for (const placed* v : {&output, second}) {
+                if (v == nullptr || v->arena != a) continue;
+                v->for_each_offset([&](std::ptrdiff_t offset) {
+                    const std::size_t first = v->base + static_cast<std::size_t>(offset * static_cast<std::ptrdiff_t>(v->element_bytes));
+                    for (std::size_t b = 0; b < v->element_bytes; ++b) addressed[first + b] = true;
+                });
+            }
+            for (std::size_t i = 0; i < blocks_[a].size(); ++i)
+                if (!addressed[i] && blocks_[a][i] != saved_[a][i]) return false;
         }
-        std::vector<bool> addressed(blocks_[output.arena].size(), false);
-        output.for_each_offset([&](std::ptrdiff_t offset) {
-            const std::size_t first = output.base + static_cast<std::size_t>(offset * static_cast<std::ptrdiff_t>(output.element_bytes));
-            for (std::size_t b = 0; b < output.element_bytes; ++b) addressed[first + b] = true;
-        });
-        const auto& now = blocks_[output.arena];
-        const auto& then = saved_[output.arena];
-        for (std::size_t i = 0; i < now.size(); ++i)
-            if (!addressed[i] && now[i] != then[i]) return false;
         return true;
     }
 
@@ -325,7 +328,7 @@ inline void interleave(reader& in, memory& m, placed& input, placed& output) {
 // Values
 
 template <class T>
-inline constexpr bool floating = std::is_floating_point_v<T> || std::is_same_v<T, float16>;
+inline constexpr bool floating = std::is_floating_point_v<T> || std::is_same_v<T, float16> || std::is_same_v<T, tensorops::bfloat16>;
 
 /// How an input's values are drawn. Exact classes keep every sum and product exact in every order (small
 /// integers and halves; −1, 0, 1 and the powers ±2, ±½ for products), so the library must equal the reference;

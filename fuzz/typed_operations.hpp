@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <tensorops/core/bfloat16.hpp>
 #include <tensorops/core/float16.hpp>
 
 #include "reader.hpp"
@@ -14,7 +15,7 @@ namespace tensorops_fuzz::typed {
 class executor_choice;
 
 /// The element types fuzzed: a few, so that the operators' instantiations (each compiled once per type) stay few.
-enum class element_type { float32, float64, float16, int32, uint8, int64, count };
+enum class element_type { float32, float64, float16, int32, uint8, int64, bfloat16, count };
 
 /// Calls f(std::type_identity<T>{}) with the C++ type of `type`.
 template <class F>
@@ -25,7 +26,8 @@ void visit(element_type type, F&& f) {
         case element_type::float16: f(std::type_identity<tensorops::float16>{}); break;
         case element_type::int32: f(std::type_identity<std::int32_t>{}); break;
         case element_type::uint8: f(std::type_identity<std::uint8_t>{}); break;
-        default: f(std::type_identity<std::int64_t>{}); break;
+        case element_type::int64: f(std::type_identity<std::int64_t>{}); break;
+        default: f(std::type_identity<tensorops::bfloat16>{}); break;
     }
 }
 
@@ -41,6 +43,7 @@ void visit_index(std::uint32_t which, F&& f) {
 }
 
 void fuzz_scan(reader& in, element_type type, bool product, const executor_choice& exec);            // typed_scan.cpp
+void fuzz_extreme_scan(reader& in, element_type type, bool log_sum_exp, const executor_choice& exec);  // typed_extreme_scan.cpp
 void fuzz_reduce(reader& in, element_type type, int which, const executor_choice& exec);             // typed_reduce.cpp: 0 reduce, 1 argmax, 2 argmin
 void fuzz_tuples(reader& in, element_type type, bool gather, const executor_choice& exec);           // typed_tuples.cpp
 
