@@ -324,6 +324,47 @@ inline void interleave(reader& in, memory& m, placed& input, placed& output) {
     output.base = static_cast<std::size_t>(input_low + (lane - output.min_offset()) * static_cast<std::ptrdiff_t>(output.element_bytes));
 }
 
+/// The input and output views of a scan (any cumulative_* operator) and its options: rank 0–4; an axis (out of range
+/// now and then), a direction (not an axis_direction now and then), exclusive one time in two; the output apart, in
+/// place, interleaved with the input or over it, with other sizes now and then — and the expectation all that implies.
+template <class T>
+void place_scan_views(reader& in, memory& m, placed& x, placed& y, expectation& e, tensorops::scan_options& options) {
+    x.element_bytes = y.element_bytes = sizeof(T);
+    x.rank = choose_rank(in, in.chance(4) ? 0 : 1, 4);
+    choose_sizes(in, x, 0, x.rank, choose_budget(in));
+    options.axis = x.rank == 0 || in.chance(4) ? x.rank + in.below(2) : in.below(static_cast<std::uint32_t>(x.rank));
+    if (options.axis >= x.rank) e.breaks("options.axis below the rank");
+    options.direction = static_cast<tensorops::axis_direction>(in.chance(3) ? 2 + in.below(2) : in.below(2));
+    if (static_cast<int>(options.direction) > 1) e.breaks("options.direction an axis_direction");
+    options.exclusive = in.chance(128);
+
+    const std::uint32_t arrangement = in.below(8);  // 0-3 apart, 4-5 in place, 6 interleaved, 7 overlapping
+    choose_strides(in, x, false);
+    y.rank = x.rank;
+    y.sizes = x.sizes;
+    if (arrangement < 4 || arrangement > 5) {
+        if (x.rank > 0 && in.chance(4)) {
+            y.sizes[in.below(static_cast<std::uint32_t>(y.rank))] += 1;
+            e.breaks("output sizes equal to the input's");
+        }
+        choose_strides(in, y, true);
+    }
+    if (arrangement < 4) {
+        m.place_alone(in, x);
+        m.place_alone(in, y);
+    } else if (arrangement < 6) {
+        m.place_alone(in, x);
+        y = x;
+    } else if (arrangement == 6) {
+        interleave(in, m, x, y);
+    } else {
+        m.place_alone(in, x);
+        m.place_over(in, y, x);
+    }
+    if (!unique(y)) e.breaks("an output element per coordinate");
+    expect_in_place_or_apart(e, relate(y, x, arrangement == 6), "output exactly the input or apart from it");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Values
 
