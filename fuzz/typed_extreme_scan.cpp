@@ -61,22 +61,16 @@ void extreme_case(reader& in, bool maximum, const executor_choice& exec) {
     const auto call = [&](const tensorops::executor_ref* executor) {
         const tensorops::tensor_view<const T> source = m.view<T>(x);
         const tensorops::tensor_view<T> target = m.view<T>(y);
-        if constexpr (with_indices) {
-            const tensorops::tensor_view<I> where = m.view<I>(k);
-            if (executor == nullptr) {
-                if (maximum) tensorops::cumulative_max(source, target, where, options);
-                else tensorops::cumulative_min(source, target, where, options);
+        with_executor_or_none(executor, [&](const auto&... on) {
+            if constexpr (with_indices) {
+                const tensorops::tensor_view<I> where = m.view<I>(k);
+                if (maximum) tensorops::cumulative_max(on..., source, target, where, options);
+                else tensorops::cumulative_min(on..., source, target, where, options);
             } else {
-                if (maximum) tensorops::cumulative_max(*executor, source, target, where, options);
-                else tensorops::cumulative_min(*executor, source, target, where, options);
+                if (maximum) tensorops::cumulative_max(on..., source, target, options);
+                else tensorops::cumulative_min(on..., source, target, options);
             }
-        } else if (executor == nullptr) {
-            if (maximum) tensorops::cumulative_max(source, target, options);
-            else tensorops::cumulative_min(source, target, options);
-        } else {
-            if (maximum) tensorops::cumulative_max(*executor, source, target, options);
-            else tensorops::cumulative_min(*executor, source, target, options);
-        }
+        });
     };
     if (!run(call, e, m, exec)) return;
 
@@ -158,8 +152,7 @@ void log_sum_exp_case(reader& in, const executor_choice& exec) {
     const auto call = [&](const tensorops::executor_ref* executor) {
         const tensorops::tensor_view<const T> source = m.view<T>(x);
         const tensorops::tensor_view<T> target = m.view<T>(y);
-        if (executor == nullptr) tensorops::cumulative_log_sum_exp(source, target, options);
-        else tensorops::cumulative_log_sum_exp(*executor, source, target, options);
+        with_executor_or_none(executor, [&](const auto&... on) { tensorops::cumulative_log_sum_exp(on..., source, target, options); });
     };
     if (!run(call, e, m, exec)) return;
     const bool reverse = options.direction == tensorops::axis_direction::decreasing;

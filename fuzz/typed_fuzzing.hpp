@@ -552,6 +552,13 @@ bool run(Call&& call, const expectation& e, memory& m, const executor_choice& ex
     return true;
 }
 
+/// Calls call() — for the operator's overload without an executor — or, given one, call(*executor).
+template <class Call>
+void with_executor_or_none(const tensorops::executor_ref* executor, Call&& call) {
+    if (executor == nullptr) call();
+    else call(*executor);
+}
+
 /// After a call on an executor ran and was checked: runs it again from the saved memory without one, and requires
 /// the same bits in every output element (every executor gives the sequential result bit for bit) and every other byte
 /// as it was (NaN results too: a floating reduction writes one fixed NaN, and a scan's order of operations does not

@@ -23,13 +23,10 @@ void scan_case(reader& in, bool product, const executor_choice& exec) {
     const auto call = [&](const tensorops::executor_ref* executor) {
         const tensorops::tensor_view<const T> source = m.view<T>(x);
         const tensorops::tensor_view<T> target = m.view<T>(y);
-        if (executor == nullptr) {
-            if (product) tensorops::cumulative_product(source, target, options);
-            else tensorops::cumulative_sum(source, target, options);
-        } else {
-            if (product) tensorops::cumulative_product(*executor, source, target, options);
-            else tensorops::cumulative_sum(*executor, source, target, options);
-        }
+        with_executor_or_none(executor, [&](const auto&... on) {
+            if (product) tensorops::cumulative_product(on..., source, target, options);
+            else tensorops::cumulative_sum(on..., source, target, options);
+        });
     };
     if (!run(call, e, m, exec)) return;
     const bool reverse = options.direction == tensorops::axis_direction::decreasing;
