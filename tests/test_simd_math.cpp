@@ -56,6 +56,64 @@ TEMPLATE_LIST_TEST_CASE("simd: sqrt, exp and log per lane within a few ulp", "",
     CHECK(std::isnan(simd::to_array(simd::exp(P(std::numeric_limits<F>::quiet_NaN())))[0]));
 }
 
+TEST_CASE("simd: float exp and log over their whole domains within 2 ulp: subnormals, overflow, the special values") {
+    using P = simd::pack<float>;
+    constexpr std::size_t lanes = P::size;
+    test_rng rng("simd float exp and log domains");
+    INFO(rng.describe());
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    // |got − exact| in units of the last place of a float of exact's size (of the smallest subnormal at the least).
+    const auto ulps = [](float got, long double exact) {
+        if (exact == 0) return got == 0.0f ? 0.0L : std::numeric_limits<long double>::infinity();
+        const long double spacing = std::max(std::ldexp(1.0L, std::ilogb(exact) - 23), 0x1p-149L);
+        return std::fabs(static_cast<long double>(got) - exact) / spacing;
+    };
+    for (int trial = 0; trial < 4000; ++trial) {
+        std::array<float, lanes> x, positive;
+        for (std::size_t i = 0; i < lanes; ++i) {
+            // exp: the whole range, the subnormal results and the overflow's edge; log: every positive float's bits
+            // (subnormals included), and numbers near 1 (where ln x is small).
+            switch (rng.uniform(0, 2)) {
+                case 0: x[i] = static_cast<float>(rng.uniform_real(-110.0, 95.0)); break;
+                case 1: x[i] = static_cast<float>(rng.uniform_real(-104.5, -87.0)); break;
+                default: x[i] = static_cast<float>(rng.uniform_real(88.0, 89.0)); break;
+            }
+            positive[i] = rng.uniform(0, 3) == 0 ? static_cast<float>(1.0 + rng.uniform_real(-0.4, 0.4))
+                                                : std::bit_cast<float>(rng.uniform<std::uint32_t>(1, 0x7F7FFFFF));
+        }
+        const auto exps = simd::to_array(simd::exp(simd::from_array<P>(x)));
+        const auto logs = simd::to_array(simd::log(simd::from_array<P>(positive)));
+        for (std::size_t i = 0; i < lanes; ++i) {
+            const long double exact_exp = std::exp(static_cast<long double>(x[i])), exact_log = std::log(static_cast<long double>(positive[i]));
+            INFO("exp(" << x[i] << ") = " << exps[i] << ", exact " << static_cast<double>(exact_exp) << "; log(" << positive[i] << ") = " << logs[i]
+                        << ", exact " << static_cast<double>(exact_log));
+            if (exact_exp >= 0x1p128L) CHECK(exps[i] == inf);
+            else if (exps[i] == inf) CHECK(exact_exp >= 0x1.fffffcp127L);  // within 2 ulp of the largest float
+            else CHECK(ulps(exps[i], exact_exp) <= 2);
+            CHECK(ulps(logs[i], exact_log) <= 2);
+        }
+    }
+    const auto exp_of = [](float v) { return simd::to_array(simd::exp(P(v)))[0]; };
+    const auto log_of = [](float v) { return simd::to_array(simd::log(P(v)))[0]; };
+    CHECK(exp_of(-inf) == 0.0f);
+    CHECK(exp_of(inf) == inf);
+    CHECK(exp_of(0.0f) == 1.0f);
+    CHECK(exp_of(-0.0f) == 1.0f);
+    CHECK(exp_of(89.0f) == inf);
+    CHECK(exp_of(-104.0f) == 0.0f);
+    CHECK(exp_of(88.7f) < inf);
+    CHECK(std::isnan(exp_of(nan)));
+    CHECK(log_of(1.0f) == 0.0f);
+    CHECK(log_of(0.0f) == -inf);
+    CHECK(log_of(-0.0f) == -inf);
+    CHECK(log_of(inf) == inf);
+    CHECK(std::isnan(log_of(-1.0f)));
+    CHECK(std::isnan(log_of(-inf)));
+    CHECK(std::isnan(log_of(-std::numeric_limits<float>::denorm_min())));
+    CHECK(std::isnan(log_of(nan)));
+    CHECK(ulps(log_of(std::numeric_limits<float>::denorm_min()), std::log(0x1p-149L)) <= 2);
+}
+
 TEMPLATE_LIST_TEST_CASE("simd: exp_shifted is e^(x - shift) to a few ulp plus |x - shift| ulp, whatever the shift, at most 2^-124 below",
                         "", tensorops_test::floating_types) {
     using T = TestType;

@@ -113,12 +113,12 @@ template <class P>
         return a + b;
 }
 
-/// Maximum and minimum propagating NaN where maxps's operand order is not known: two NaN tests, an or, an add and a
-/// blend.
+/// Maximum and minimum propagating NaN: two NaN tests, an or, an add and a blend; of two zeros the second (maxps's and
+/// minps's operand order, fixed for every xsimd version by xsimd_compat).
 template <class P>
 [[nodiscard, gnu::always_inline]] inline P max_propagate_nan(const P& a, const P& b, isa::generic) noexcept {
     if constexpr (std::is_floating_point_v<typename P::value_type>)
-        return xsimd::select(xsimd::isnan(a) | xsimd::isnan(b), a + b, xsimd::max(a, b));
+        return xsimd::select(xsimd::isnan(a) | xsimd::isnan(b), a + b, xsimd_compat::max_or_second(a, b));
     else
         return xsimd::max(a, b);
 }
@@ -126,7 +126,7 @@ template <class P>
 template <class P>
 [[nodiscard, gnu::always_inline]] inline P min_propagate_nan(const P& a, const P& b, isa::generic) noexcept {
     if constexpr (std::is_floating_point_v<typename P::value_type>)
-        return xsimd::select(xsimd::isnan(a) | xsimd::isnan(b), a + b, xsimd::min(a, b));
+        return xsimd::select(xsimd::isnan(a) | xsimd::isnan(b), a + b, xsimd_compat::min_or_second(a, b));
     else
         return xsimd::min(a, b);
 }
@@ -157,28 +157,21 @@ template <class P>
     return xsimd::fms(a, b, c);
 }
 
+/// a · b + c and c − a · b (rounded once where the register fuses multiply-add: xsimd's fused forms; x86/avx512.hpp
+/// has its own, xsimd 8.1 having none for AVX-512 registers).
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P fma(const P& a, const P& b, const P& c, isa::generic) noexcept {
+    return xsimd::fma(a, b, c);
+}
+
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P fnma(const P& a, const P& b, const P& c, isa::generic) noexcept {
+    return xsimd::fnma(a, b, c);
+}
+
 template <class P>
 [[nodiscard, gnu::always_inline]] inline P round_to_integer(const P& value, isa::generic) noexcept {
     return xsimd::nearbyint(value);
-}
-
-/// e^x: xsimd's for float lanes; for double lanes std::exp lane by lane — xsimd 8.1's double exp and log convert ±inf
-/// to a 64-bit integer on AVX2 (undefined behaviour, caught by UBSan for log(0) and exp(−inf)).
-template <class P>
-[[nodiscard, gnu::always_inline]] inline P exp(const P& value, isa::generic) noexcept {
-    if constexpr (std::is_same_v<typename P::value_type, double>)
-        return detail::each_lane(value, [](double x) { return std::exp(x); });
-    else
-        return xsimd::exp(value);
-}
-
-/// ln x: as exp.
-template <class P>
-[[nodiscard, gnu::always_inline]] inline P log(const P& value, isa::generic) noexcept {
-    if constexpr (std::is_same_v<typename P::value_type, double>)
-        return detail::each_lane(value, [](double x) { return std::log(x); });
-    else
-        return xsimd::log(value);
 }
 
 }  // namespace kernel

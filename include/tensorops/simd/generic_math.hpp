@@ -4,6 +4,7 @@
 // The contracts are math.hpp's; the algorithms are here.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -29,12 +30,25 @@ inline constexpr int exp2_steps = kernel::has_eighth_table(isa_of<P>{}) ? 8 : 1;
 template <class P>
 inline constexpr float round_to_biased_steps = round_to_biased_steps_of(exp2_steps<P>);
 
+/// a · b + c per floating lane, rounded once where the register fuses multiply-add (kernel::fma of its instruction set:
+/// the same instruction whatever the xsimd version and the compiler).
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P multiply_add(const P& a, const P& b, const P& c) noexcept {
+    return kernel::fma(a, b, c, isa_of<P>{});
+}
+
+/// c − a · b per floating lane, rounded once where the register fuses multiply-add (kernel::fnma).
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P negated_multiply_add(const P& a, const P& b, const P& c) noexcept {
+    return kernel::fnma(a, b, c, isa_of<P>{});
+}
+
 /// The polynomial with float coefficients `highest`, rest… (highest degree first, the constant last) at f, per lane,
 /// by Horner's rule: one fused multiply-add per coefficient after the first.
 template <class P, class... Rest>
 [[nodiscard, gnu::always_inline]] inline P horner(const P& f, float highest, Rest... rest) noexcept {
     P p(highest);
-    ((p = xsimd::fma(p, f, P(rest))), ...);
+    ((p = detail::multiply_add(p, f, P(rest))), ...);
     return p;
 }
 
@@ -81,20 +95,121 @@ template <class P>
     constexpr double log2e = 1.4426950408889634074, ln2_high = 0x1.62e42feep-1, ln2_low = 0x1.a39ef35793c76p-33;
     constexpr double round_to_integer = 0x1.8p52;  // 1.5 · 2^52
     const P d = kernel::clamp_below_keeping_nan(value, P(-708.0), isa_of<P>{});
-    const P biased = xsimd::fma(d, P(log2e), P(round_to_integer));
+    const P biased = detail::multiply_add(d, P(log2e), P(round_to_integer));
     const P n = biased - P(round_to_integer);
-    const P r = xsimd::fnma(n, P(ln2_low), xsimd::fnma(n, P(ln2_high), d));
+    const P r = detail::negated_multiply_add(n, P(ln2_low), detail::negated_multiply_add(n, P(ln2_high), d));
     // Σ r^k / k!, k ≤ 13, by Estrin's scheme: pairs c_2i + c_2i+1·r, then pairs of those with r², r⁴, r⁸ — four
     // multiply-adds deep, not thirteen: a Horner chain's latency, not the ports, would set the kernels' pace.
-    const auto pair = [&](double low, double high) { return xsimd::fma(P(high), r, P(low)); };
+    const auto pair = [&](double low, double high) { return detail::multiply_add(P(high), r, P(low)); };
     const P r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
     const P q0 = pair(1.0, 1.0), q1 = pair(1.0 / 2, 1.0 / 6), q2 = pair(1.0 / 24, 1.0 / 120), q3 = pair(1.0 / 720, 1.0 / 5040),
             q4 = pair(1.0 / 40320, 1.0 / 362880), q5 = pair(1.0 / 3628800, 1.0 / 39916800), q6 = pair(1.0 / 479001600, 1.0 / 6227020800);
-    const P low = xsimd::fma(xsimd::fma(q3, r2, q2), r4, xsimd::fma(q1, r2, q0));
-    const P high = xsimd::fma(q6, r4, xsimd::fma(q5, r2, q4));
-    const P p = xsimd::fma(high, r8, low);
+    const P low = detail::multiply_add(detail::multiply_add(q3, r2, q2), r4, detail::multiply_add(q1, r2, q0));
+    const P high = detail::multiply_add(q6, r4, detail::multiply_add(q5, r2, q4));
+    const P p = detail::multiply_add(high, r8, low);
     const P power = xsimd_compat::bitwise_cast<P>((xsimd_compat::bitwise_cast<I>(biased) + I(1023)) << 52);  // 2^n: n + 1023 in the exponent
     return xsimd::select(value > P(709.782712893384), P(std::numeric_limits<double>::infinity()), p * power);
+}
+
+/// e^r per float lane for |r| ≤ ½ ln 2 (a little beyond costs little): its Taylor polynomial of degree 7 (truncation
+/// below 6·10⁻⁹ relative on that interval, a tenth of an ulp) by Horner's rule, seven fused multiply-adds. NaN for NaN r.
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P polynomial_exp(const P& r) noexcept {
+    return horner(r, 1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f);
+}
+
+/// p · 2^n per float lane, for p within a factor of 2 of 1 (or NaN) and an integer n in [−151, 129] held in `biased` =
+/// n + 1.5 · 2^23 (its low mantissa bits). 2^n is the product of two powers of two in the normal range, 2^⌊n/2⌋ and
+/// 2^(n − ⌊n/2⌋), multiplied in one after the other: the first product is exact and the second rounds once, so a result
+/// in the subnormal range is rounded once, one past the largest float is +inf and one below half the smallest
+/// subnormal is 0. A NaN p gives NaN whatever biased holds.
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P scale_by_power_of_two(const P& p, const P& biased) noexcept {
+    using I = xsimd::as_integer_t<P>;
+    constexpr std::int32_t rounding_bits = 0x4B400000;  // the bits of 1.5 · 2^23: biased's bits less these are n
+    const I n = xsimd_compat::bitwise_cast<I>(biased) - I(rounding_bits);
+    const I half = n >> 1;  // ⌊n/2⌋: an arithmetic shift
+    const P first = xsimd_compat::bitwise_cast<P>((half + I(127)) << 23), second = xsimd_compat::bitwise_cast<P>((n - half + I(127)) << 23);
+    return p * first * second;
+}
+
+/// e^x per float lane, for every x: +inf past ln(FLT_MAX), subnormals rounded once, 0 below, NaN for NaN; about 1 ulp.
+/// The library's own, so that every xsimd release gives the same bits (xsimd's float exp changed its results in 10.0
+/// and 11.2).
+/// Algorithm (Cody and Waite's reduction): x clamped to [−104, 89], keeping NaN (e^x rounds to 0 below and overflows
+/// above either way); n = round(x · log2 e) by one multiply-add with 1.5 · 2^23 (n held in the low mantissa bits);
+/// r = x − n · ln 2 in two steps, ln 2 split into a high part of 16 bits (n · ln2_high is exact, with or without fused
+/// multiply-add) and the rest, |r| ≤ ½ ln 2 nearly; e^r by polynomial_exp; times 2^n by scale_by_power_of_two.
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P exp_float_lanes(const P& x) noexcept {
+    constexpr float round_to_integer = 12582912.0f, ln2_high = 0x1.62e4p-1f, ln2_low = 0x1.7f7d1cp-20f;
+    const P below = kernel::clamp_below_keeping_nan(x, P(-104.0f), isa_of<P>{});
+    const P clamped = xsimd::select(below > P(89.0f), P(89.0f), below);
+    const P biased = detail::multiply_add(clamped, P(log2e_float), P(round_to_integer));
+    const P n = biased - P(round_to_integer);
+    const P r = detail::negated_multiply_add(n, P(ln2_low), detail::negated_multiply_add(n, P(ln2_high), clamped));
+    return scale_by_power_of_two(polynomial_exp(r), biased);
+}
+
+/// 2^x per float lane, for every x: +inf from 128 on, subnormals rounded once, 0 below −150, NaN for NaN; about 1 ulp.
+/// Algorithm: x clamped to [−151, 129], keeping NaN; n = round(x) by adding 1.5 · 2^23, f = x − n exact (|f| ≤ ½);
+/// 2^f = e^(f · ln 2) by polynomial_exp; times 2^n by scale_by_power_of_two.
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P exp2_float_lanes(const P& x) noexcept {
+    constexpr float round_to_integer = 12582912.0f;
+    const P below = kernel::clamp_below_keeping_nan(x, P(-151.0f), isa_of<P>{});
+    const P clamped = xsimd::select(below > P(129.0f), P(129.0f), below);
+    const P biased = clamped + P(round_to_integer);
+    const P f = clamped - (biased - P(round_to_integer));
+    return scale_by_power_of_two(polynomial_exp(f * P(ln2_float)), biased);
+}
+
+/// ln x = exponent · ln 2 + log_mantissa, for the float lanes of a positive normal x (log_float_parts).
+template <class P>
+struct log_parts {
+    P exponent;      ///< k, an integer: x = 2^k · m with m in [2/3, 4/3)
+    P log_mantissa;  ///< ln m
+};
+
+/// The parts of ln x for float lanes x positive and normal: other x give unspecified values, without undefined
+/// behaviour. Algorithm (simd::log_of_normal adds them in one fused multiply-add): x = 2^k · m with m in [2/3, 4/3):
+/// k = (bits(x) − bits(2/3)) >> 23 (arithmetic shift: the exponent of x relative to 2/3's), m's bits = bits(x) − k ·
+/// 2^23 (its exponent field moved by −k). f = m − 1 is exact (m lies within a factor of 2 of 1), |f| ≤ 1/3, and ln m =
+/// ln(1 + f) = f + f² · (−½ + f · Q(f)), Q of degree 6 fitted for least maximum relative error of ln(1 + f) on
+/// [−1/3, 1/3] (3.7·10⁻⁸; about 1 ulp in float with the rounding of its evaluation). Its products feed fused
+/// multiply-adds as multiplicands: nothing a compiler could contract differently in different inlined copies.
+template <class P>
+[[nodiscard, gnu::always_inline]] inline log_parts<P> log_float_parts(const P& x) noexcept {
+    using I = xsimd::as_integer_t<P>;
+    constexpr std::int32_t two_thirds = 0x3F2AAAAB;  // the bits of 2/3 rounded to float
+    const I bits = xsimd_compat::bitwise_cast<I>(x);
+    const I k = (bits - I(two_thirds)) >> 23;
+    const P f = xsimd_compat::bitwise_cast<P>(bits - (k << 23)) - P(1.0f);
+    // Q by Estrin's scheme (pairs, then pairs of pairs with f², f⁴: four multiply-adds deep, not seven), its
+    // coefficients the fit above rounded to float, the constant first.
+    const P f2 = f * f, f4 = f2 * f2;
+    const auto pair = [&](float low, float high) { return detail::multiply_add(P(high), f, P(low)); };
+    const P q01 = pair(0x1.555528p-2f, -0x1.000b1cp-2f), q23 = pair(0x1.99c31ep-3f, -0x1.515a6ap-3f),
+            q45 = pair(0x1.1f963cp-3f, -0x1.35b3e6p-3f);
+    const P q = detail::multiply_add(detail::multiply_add(P(0x1.1b0962p-3f), f2, q45), f4, detail::multiply_add(q23, f2, q01));
+    const P high = detail::multiply_add(f, q, P(-0.5f));
+    return {xsimd::to_float(k), detail::multiply_add(f2, high, f)};
+}
+
+/// ln x per float lane, for every x: −inf for ±0, NaN for x < 0 and NaN (the quiet NaN of positive sign), +inf for
+/// +inf; about 1 ulp. The library's own, so that every xsimd release gives the same bits (xsimd's float log changed its
+/// results in 11.2). Algorithm: a subnormal x is first multiplied by 2^23 (exact) and its exponent taken 23 lower; then
+/// log_float_parts, added in one fused multiply-add with ln 2 rounded to float (its error, |k| · 1.9·10⁻⁹, stays below a
+/// tenth of an ulp of ln x for every k); the special values by selects.
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P log_float_lanes(const P& x) noexcept {
+    const auto subnormal = x < P(std::numeric_limits<float>::min());
+    const auto parts = log_float_parts(xsimd::select(subnormal, x * P(0x1p23f), x));
+    const P exponent = parts.exponent - xsimd::select(subnormal, P(23.0f), P(0.0f));
+    const P logarithm = detail::multiply_add(exponent, P(ln2_float), parts.log_mantissa);
+    const P infinity(std::numeric_limits<float>::infinity());
+    const P finite_or_infinite = xsimd::select(x == infinity, infinity, xsimd::select(x == P(0.0f), -infinity, logarithm));
+    return xsimd::select(x >= P(0.0f), finite_or_infinite, P(std::numeric_limits<float>::quiet_NaN()));
 }
 
 /// exp_shifted for float lanes, always inlined. The narrow-row and short-row kernels, which must agree bit for bit,
@@ -144,6 +259,26 @@ template <class P>
     }
 }
 
+/// e^x: detail::exp_float_lanes for float lanes; for double lanes std::exp lane by lane (xsimd 8.1's double exp and log
+/// convert ±inf to a 64-bit integer on AVX2: undefined behaviour, caught by UBSan for log(0) and exp(−inf)). Nothing of
+/// xsimd's math library, whose results differ between its releases.
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P exp(const P& value, isa::generic) noexcept {
+    if constexpr (std::is_same_v<typename P::value_type, double>)
+        return detail::each_lane(value, [](double x) { return std::exp(x); });
+    else
+        return detail::exp_float_lanes(value);
+}
+
+/// ln x: detail::log_float_lanes for float lanes, std::log lane by lane for double lanes (as exp).
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P log(const P& value, isa::generic) noexcept {
+    if constexpr (std::is_same_v<typename P::value_type, double>)
+        return detail::each_lane(value, [](double x) { return std::log(x); });
+    else
+        return detail::log_float_lanes(value);
+}
+
 template <class P>
 [[nodiscard, gnu::always_inline]] inline P exp_shifted(const P& x, const P& shift, isa::generic) noexcept {
     if constexpr (std::is_same_v<typename P::value_type, float>) return detail::exp_shifted_float_lanes(x, shift);
@@ -153,7 +288,7 @@ template <class P>
 template <class P>
 [[nodiscard, gnu::always_inline]] inline power_of_two_reference<P> power_of_two_reference_of(const P& k, isa::generic) noexcept {
     constexpr float steps = static_cast<float>(detail::exp2_steps<P>), rounding = detail::round_to_biased_steps<P>;
-    return {xsimd::fma(k, P(ln2_float), P(-125.0f * ln2_float)), k * P(steps) - P(rounding)};
+    return {detail::multiply_add(k, P(ln2_float), P(-125.0f * ln2_float)), k * P(steps) - P(rounding)};
 }
 
 /// Algorithm: x is clamped below at r.lowest, keeping NaN (x·L − k ≥ −125: lanes below, −inf too, give
@@ -194,7 +329,7 @@ template <class P>
         f = (product - (biased + r.k_less_rounding)) + rounding;
     }
     const auto add_product = [&](const P& p, const P& power) {
-        if constexpr (fused_multiply_add<P>) return xsimd::fma(p, power, sum);
+        if constexpr (fused_multiply_add<P>) return detail::multiply_add(p, power, sum);
         else return sum + p * power;
     };
     if constexpr (detail::exp2_steps<P> == 8) {
@@ -207,7 +342,7 @@ template <class P>
 
 /// Algorithm: top·L − k is formed as two floats, high + low with |low| ≤ 2^−18 (the product's rounding error, up to 1/8
 /// for |top·L| near 2^22, by a fused multiply-subtract, the sums' by two-sums), so neither rounding reaches the
-/// factor: 2^−high (xsimd's exp2, whose reduced argument high − n is exact) times 1 − low·ln 2.
+/// factor: 2^−high (detail::exp2_float_lanes, whose reduced argument high − n is exact) times 1 − low·ln 2.
 template <class P>
 [[nodiscard, gnu::always_inline]] inline P power_of_two_over_exp(const P& k, const P& top, isa::generic) noexcept {
     const P log2e(log2e_float), ln2(ln2_float);
@@ -221,8 +356,8 @@ template <class P>
     P difference_error, low;
     const P difference = two_sum(product, -k, difference_error);  // exact (error 0) unless |k| < 256
     const P high = two_sum(difference, difference_error + rounding, low);  // top·L − k = high + low, |low| ≤ 2^−18
-    const P factor = xsimd::exp2(-high);
-    return xsimd::fnma(low * ln2, factor, factor);  // 2^(−high − low) = 2^−high · (1 − low·ln 2)
+    const P factor = detail::exp2_float_lanes(-high);
+    return detail::negated_multiply_add(low * ln2, factor, factor);  // 2^(−high − low) = 2^−high · (1 − low·ln 2)
 }
 
 }  // namespace kernel

@@ -1,13 +1,10 @@
 // tensorops/simd/log_normal.hpp — ln x per lane for x known to be a positive normal number (the sums of a
 // log-sum-exp's terms once its maximum is finite), inlined, without the special cases of simd::log.
 //
-// Algorithm (float lanes): x = 2^k · m with m in [2/3, 4/3): k = (bits(x) − bits(2/3)) >> 23 (arithmetic shift: the
-// exponent of x relative to 2/3's), m's bits = bits(x) − k · 2^23 (its exponent field moved by −k). f = m − 1 is exact
-// (m lies within a factor of 2 of 1), |f| ≤ 1/3, and ln m = ln(1 + f) = f + f² · (−½ + f · Q(f)), Q of degree 6
-// fitted for least maximum relative error of ln(1 + f) on [−1/3, 1/3] (3.7·10⁻⁸; about 1 ulp in float with the
-// rounding of its evaluation). ln x = k · ln 2 + ln m in one fused multiply-add with ln 2 rounded to float: its
-// error, |k| · 1.9·10⁻⁹, stays below a tenth of an ulp of ln x for every k. Sixteen vector instructions, against a
-// call (the registers spilled around it) and xsimd's range checks in simd::log.
+// Algorithm (float lanes): detail::log_float_parts (generic_math.hpp: x = 2^k · m, m in [2/3, 4/3), ln m by a
+// polynomial in m − 1), then ln x = k · ln 2 + ln m in one fused multiply-add with ln 2 rounded to float: its error,
+// |k| · 1.9·10⁻⁹, stays below a tenth of an ulp of ln x for every k. Sixteen vector instructions, against a call (the
+// registers spilled around it) and the special cases of simd::log.
 // Nothing in it can be contracted differently by a compiler in different inlined copies or with a caller's sum: its
 // products feed fused multiply-adds as multiplicands, and it ends in one (see simd::exp_shifted's comment in
 // math.hpp). Double lanes and builds without xsimd take simd::log.
@@ -31,21 +28,8 @@ template <class P>
 [[nodiscard, gnu::always_inline]] inline P log_of_normal(const P& x) noexcept {
 #if TENSOROPS_HAS_XSIMD
     if constexpr (std::is_same_v<typename P::value_type, float>) {
-        using I = xsimd::as_integer_t<P>;
-        constexpr std::int32_t two_thirds = 0x3F2AAAAB;  // the bits of 2/3 rounded to float
-        const I bits = xsimd_compat::bitwise_cast<I>(x);
-        const I k = (bits - I(two_thirds)) >> 23;
-        const P f = xsimd_compat::bitwise_cast<P>(bits - (k << 23)) - P(1.0f);
-        // Q by Estrin's scheme (pairs, then pairs of pairs with f², f⁴: four multiply-adds deep, not seven), its
-        // coefficients the fit above rounded to float, the constant first.
-        const P f2 = f * f, f4 = f2 * f2;
-        const auto pair = [&](float low, float high) { return xsimd::fma(P(high), f, P(low)); };
-        const P q01 = pair(0x1.555528p-2f, -0x1.000b1cp-2f), q23 = pair(0x1.99c31ep-3f, -0x1.515a6ap-3f),
-                q45 = pair(0x1.1f963cp-3f, -0x1.35b3e6p-3f);
-        const P q = xsimd::fma(xsimd::fma(P(0x1.1b0962p-3f), f2, q45), f4, xsimd::fma(q23, f2, q01));
-        const P high = xsimd::fma(f, q, P(-0.5f));
-        const P ln_m = xsimd::fma(f2, high, f);
-        return xsimd::fma(xsimd::to_float(k), P(ln2_float), ln_m);
+        const auto parts = detail::log_float_parts(x);
+        return detail::multiply_add(parts.exponent, P(ln2_float), parts.log_mantissa);
     } else {
         return simd::log(x);
     }

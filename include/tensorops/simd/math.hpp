@@ -1,8 +1,9 @@
 // tensorops/simd/math.hpp — lane-wise absolute value, square root, fused multiply-subtract, rounding, exponentials
 // and logarithm.
 //
-// Floating lanes use xsimd's vectorised functions (exp and log accurate to a few ulp in float) and the library's own
-// exponentials (generic_math.hpp, where their algorithms are described); the one-lane register uses <cmath>
+// Floating lanes use the library's own exponentials and logarithm (generic_math.hpp, where their algorithms are
+// described; about 1 ulp in float), never xsimd's math library, whose results differ between its releases: every
+// xsimd gives the same bits. Double lanes' exp and log are <cmath>'s lane by lane; the one-lane register uses <cmath>
 // (scalar.hpp). Integer absolute value wraps: |min| = min (SEMANTICS.md §4), computed as a select between x and 0 − x,
 // which vector instructions evaluate modulo 2^N.
 #pragma once
@@ -53,10 +54,11 @@ template <class P>
 }
 
 /// e^x per lane (floating lanes).
-/// Never inlined: xsimd's exp has products and sums a compiler may contract differently in each inlined copy, and with
-/// a caller's sum (see detail::exp_shifted_float_lanes). Left to g++'s choice, a unity build at x86-64-v4 inlined
-/// exp or log into one of the two kernels that must agree bit for bit (narrow rows, short rows) and not the other, and
-/// their log-sum-exp of rows of 3 and 4 floats differed in the last bits. The call is the price of that agreement.
+/// Never inlined: its last operation is a product, which a compiler may contract with a caller's sum differently in
+/// each inlined copy (see detail::exp_shifted_float_lanes). Left to g++'s choice (when this was xsimd's exp), a unity
+/// build at x86-64-v4 inlined exp or log into one of the two kernels that must agree bit for bit (narrow rows, short
+/// rows) and not the other, and their log-sum-exp of rows of 3 and 4 floats differed in the last bits. The call is the
+/// price of that agreement.
 template <class P>
 [[nodiscard, gnu::noinline]] P exp(const P& value) noexcept {
     return kernel::exp(value, isa_of<P>{});

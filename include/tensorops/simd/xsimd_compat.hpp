@@ -11,21 +11,22 @@
 // What this file vouches for, and the rest of simd/ relies on, unchanged from 8.1 to 14: xsimd's batch and batch_bool
 // with their arch_type, register_type and batch_bool_type, construction from and conversion to the raw register,
 // the mask's `data` member, load/store_(un)aligned, their arithmetic, comparisons and shifts, as_integer_t, and the
-// functions simd/ calls by name (select of a mask, isnan, any, max, min, abs, sqrt, fma, fms, fnma, nearbyint, exp,
-// log, exp2, to_float, bitwise_or). What changed between versions is mapped here, keyed on XSIMD_VERSION_MAJOR, and
+// functions simd/ calls by name (select of a mask, isnan, any, max, min, abs, sqrt, fma, fms, fnma, nearbyint,
+// to_float, bitwise_or). What changed between versions is mapped here, keyed on XSIMD_VERSION_MAJOR, and
 // simd/ reaches it only through this file:
 //   bitwise_cast       8–10 take the target batch type, 11 on the target lane type  -> xsimd_compat::bitwise_cast<P>
 //   make_batch_bool_constant  8–12 <batch, generator>, 13 <lane, arch, generator>, 14 <lane, generator, arch>
 //                                                                                   -> xsimd_compat::constant_mask<P, G>
-//   max, min (x86)     8–13 maxps(a, b), 14 maxps(b, a): which operand a NaN yields   -> xsimd_compat::max_or_second
+//   max, min (x86)     8–13 maxps(a, b), 14 maxps(b, a): which operand a NaN or a tie of zeros yields
+//                                                                -> xsimd_compat::max_or_second, min_or_second
 //   architectures      12 adds AVX-512 VNNI/VBMI/IFMA architectures, 14 avx512vl and narrow AVX2 / AVX-512VL registers
 //                      (avx2_128, avx512vl_128, avx512vl_256) and renames `generic` to `common` (not named here).
 //                      The registers are always xsimd's default architecture (batch<T>), the best of its list that the
 //                      compiler targets: at x86-64, x86-64-v3 and x86-64-v4 it is sse2, fma3<avx2> and avx512bw in
 //                      every version (the narrow ones only come first for none of those), so the tags below are the
 //                      same everywhere.
-// The numerical functions whose results the library's contract fixes bit for bit (exp, log, exp2 of float lanes) are
-// xsimd's code: a version that changed them would change results, which tools/test-xsimd.sh's output hash catches.
+// xsimd's math library (exp, log, exp2), whose float results changed in 10.0 and 11.2, is not used: the library's own
+// (generic_math.hpp) gives every version the same bits, which tools/test-xsimd.sh's output digest checks.
 #pragma once
 
 #include <cstddef>
@@ -87,6 +88,18 @@ template <class P>
     else return xsimd::max(a, b);
 #else
     return xsimd::max(a, b);
+#endif
+}
+
+/// Lane-wise a where a < b, else b: min's counterpart of max_or_second (minps with these operands on x86 floating lanes:
+/// b where either is NaN, b of two zeros), whatever the xsimd version.
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P min_or_second(const P& a, const P& b) noexcept {
+#if XSIMD_VERSION_MAJOR >= 14
+    if constexpr (is_x86<typename P::arch_type>) return xsimd::min(b, a);
+    else return xsimd::min(a, b);
+#else
+    return xsimd::min(a, b);
 #endif
 }
 

@@ -136,11 +136,24 @@ template <class Pattern, class P>
     }
 }
 
-/// vfmsub: xsimd 8.1 has no fused form for AVX-512 registers (it multiplies, then subtracts).
+/// vfmsub, vfmadd, vfnmadd: xsimd 8.1 has no fused forms for AVX-512 registers (it multiplies, then adds: two roundings,
+/// or one where the compiler contracts them — bits that would depend on the compiler and its flags).
 template <class P>
 [[nodiscard, gnu::always_inline]] inline P fms(const P& a, const P& b, const P& c, isa::avx512) noexcept {
     if constexpr (std::is_same_v<typename P::value_type, float>) return P(_mm512_fmsub_ps(a, b, c));
     else return P(_mm512_fmsub_pd(a, b, c));
+}
+
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P fma(const P& a, const P& b, const P& c, isa::avx512) noexcept {
+    if constexpr (std::is_same_v<typename P::value_type, float>) return P(_mm512_fmadd_ps(a, b, c));
+    else return P(_mm512_fmadd_pd(a, b, c));
+}
+
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P fnma(const P& a, const P& b, const P& c, isa::avx512) noexcept {
+    if constexpr (std::is_same_v<typename P::value_type, float>) return P(_mm512_fnmadd_ps(a, b, c));
+    else return P(_mm512_fnmadd_pd(a, b, c));
 }
 
 /// vpermd looks a lane up in a sixteen-entry register table: the eight entries twice.
