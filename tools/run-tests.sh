@@ -63,7 +63,7 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stack
 # The scan block sizes are fixed constants (ops/detail/tuning.hpp: they decide where a long floating scan is rounded),
 # so every build tests them at their real sizes; the sanitised builds run a smaller share of the long-scan cases.
 # g++'s garbage collector runs less often (a collection when its heap has grown five-fold, none below 2 GB): its unity
-# units compile in a quarter less CPU time for about twice the memory (9.8 GB at -O2, 6.2 at -Og; tools/build-slot.sh's
+# units compile in a quarter less CPU time for about twice the memory (9.3 GiB at -O2, 6.0 at -Og; tools/build-slot.sh's
 # estimates count it; journal 2026-11-29-ci-budget.md). No effect on the code generated.
 gcc_fewer_collections="--param ggc-min-expand=400 --param ggc-min-heapsize=2097152"
 release=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG")
