@@ -89,7 +89,11 @@ for prefix in "${prefixes[@]}"; do
   for isa in "${isas[@]}"; do
     cell="$version/$isa"
     if [[ $stages == *" consumer "* ]]; then
-      if nice -n 10 "$cxx" -std=c++20 -march="$isa" -fsyntax-only -Wall -Wextra -Wpedantic -Wshadow -Werror -isystem "$include" \
+      # (The system's own include directory is searched already: naming it with -isystem would put it before the C++
+      # library's, whose <cstdlib> then cannot #include_next <stdlib.h>.)
+      xsimd_include=(-isystem "$include")
+      if [ "$include" = /usr/include ]; then xsimd_include=(); fi
+      if nice -n 10 "$cxx" -std=c++20 -march="$isa" -fsyntax-only -Wall -Wextra -Wpedantic -Wshadow -Werror "${xsimd_include[@]}" \
            -I "$root/include" "$root/tests/consumer/usage.cpp" "$root/tests/consumer/readme_example.cpp" >"$matrix/consumer-$version-$isa.log" 2>&1; then
         record "$cell" consumer ok
       else
