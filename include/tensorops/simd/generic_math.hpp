@@ -1,7 +1,8 @@
-// tensorops/simd/generic_math.hpp — the implementations of math.hpp's exponentials and product_error for any xsimd
-// register (isa::generic): algorithms written in xsimd's portable operations and in the instruction sets' kernels (fms,
-// the clamp, the eighths table), which is why implementations.hpp includes this file after every instruction set's.
-// The contracts are math.hpp's; the algorithms are here.
+// tensorops/simd/generic_math.hpp — the implementations of math.hpp's exponentials, logarithm and product_error for any
+// xsimd register (isa::generic): algorithms written in xsimd's portable operations and in the instruction sets' kernels
+// (fma, fnma, fms, the clamp, the eighths table), which is why implementations.hpp includes this file after every
+// instruction set's. None of xsimd's math functions: their results differ between its releases. The contracts are
+// math.hpp's; the algorithms are here.
 #pragma once
 
 #include <cmath>

@@ -8,7 +8,7 @@
 // Nothing in it can be contracted differently by a compiler in different inlined copies or with a caller's sum: its
 // products feed fused multiply-adds as multiplicands, and it ends in one (see simd::exp_shifted's comment in
 // math.hpp). Double lanes and builds without xsimd take simd::log.
-// Built from xsimd's operations and simd::log only: no instruction-set code of its own.
+// Built from detail::log_float_parts, detail::multiply_add and simd::log only: no instruction-set code of its own.
 #pragma once
 
 #include <cstdint>
