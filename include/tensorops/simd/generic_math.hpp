@@ -134,6 +134,14 @@ template <class P>
     return p * first * second;
 }
 
+/// x clamped to [low, high] per float lane, NaN kept (the exponentials' range: beyond it their results are 0 or +inf
+/// either way).
+template <class P>
+[[nodiscard, gnu::always_inline]] inline P clamp_keeping_nan(const P& x, float low, float high) noexcept {
+    const P above_low = kernel::clamp_below_keeping_nan(x, P(low), isa_of<P>{});
+    return xsimd::select(above_low > P(high), P(high), above_low);
+}
+
 /// e^x per float lane, for every x: +inf past ln(FLT_MAX), subnormals rounded once, 0 below, NaN for NaN; about 1 ulp.
 /// The library's own, so that every xsimd release gives the same bits (xsimd's float exp changed its results in 10.0
 /// and 11.2).
@@ -144,8 +152,7 @@ template <class P>
 template <class P>
 [[nodiscard, gnu::always_inline]] inline P exp_float_lanes(const P& x) noexcept {
     constexpr float round_to_integer = 12582912.0f, ln2_high = 0x1.62e4p-1f, ln2_low = 0x1.7f7d1cp-20f;
-    const P below = kernel::clamp_below_keeping_nan(x, P(-104.0f), isa_of<P>{});
-    const P clamped = xsimd::select(below > P(89.0f), P(89.0f), below);
+    const P clamped = clamp_keeping_nan(x, -104.0f, 89.0f);
     const P biased = detail::multiply_add(clamped, P(log2e_float), P(round_to_integer));
     const P n = biased - P(round_to_integer);
     const P r = detail::negated_multiply_add(n, P(ln2_low), detail::negated_multiply_add(n, P(ln2_high), clamped));
@@ -158,8 +165,7 @@ template <class P>
 template <class P>
 [[nodiscard, gnu::always_inline]] inline P exp2_float_lanes(const P& x) noexcept {
     constexpr float round_to_integer = 12582912.0f;
-    const P below = kernel::clamp_below_keeping_nan(x, P(-151.0f), isa_of<P>{});
-    const P clamped = xsimd::select(below > P(129.0f), P(129.0f), below);
+    const P clamped = clamp_keeping_nan(x, -151.0f, 129.0f);
     const P biased = clamped + P(round_to_integer);
     const P f = clamped - (biased - P(round_to_integer));
     return scale_by_power_of_two(polynomial_exp(f * P(ln2_float)), biased);
