@@ -99,6 +99,71 @@ TEMPLATE_LIST_TEST_CASE("parallel reduce of short rows: every row as the whole c
     }
 }
 
+// A reduction of a range of an outer kept axis — every axis before it kept, a reduced axis after it — is a piece of
+// the whole nest: its outputs must come out as the whole tensor's, bit for bit, whether the range is a view into the
+// same memory or a packed copy of it (the outer axes' strides then shorter: what an MPI rank holds of a row-sharded
+// tensor; tensorops::mpi reduces such shards locally on this promise). Single rows included (the one-line kernels take
+// only lines longer than a short row).
+TEMPLATE_LIST_TEST_CASE("reduce of a range of an outer kept axis: every output as the whole tensor's", "[parallel]", parallel_types_with_bfloat16) {
+    using T = TestType;
+    test_rng rng(std::string("range of a kept axis ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    std::vector<reduce_function> functions = {reduce_function::sum, reduce_function::max, reduce_function::min, reduce_function::multiply,
+                                              reduce_function::l1, reduce_function::sum_square};
+    if constexpr (!std::is_integral_v<T>)
+        functions.insert(functions.end(), {reduce_function::l2, reduce_function::average, reduce_function::log_sum, reduce_function::log_sum_exp});
+    for (int trial = 0; trial < 150; ++trial) {
+        const std::size_t rank = rng.uniform<std::size_t>(2, 4);
+        std::vector<std::size_t> sizes(rank);
+        for (auto& size : sizes) size = rng.uniform<std::size_t>(1, 9);
+        if (rng.chance(0.4)) sizes[rng.uniform<std::size_t>(0, rank - 1)] = rng.uniform<std::size_t>(60, 2500);
+        const std::size_t axis = rng.uniform<std::size_t>(0, rank - 2);
+        sizes[axis] = std::max<std::size_t>(sizes[axis], 2);
+        std::vector<std::size_t> axes;
+        for (std::size_t d = axis + 1; d < rank; ++d)
+            if (d + 1 == rank || rng.chance(0.5)) axes.push_back(d);
+        if (sizes[axes.back()] == 1) sizes[axes.back()] = 2;
+        const reduce_function function = functions[rng.uniform<std::size_t>(0, functions.size() - 1)];
+        std::size_t count = 1, inner = 1, outer = 1;
+        for (std::size_t size : sizes) count *= size;
+        for (std::size_t d = axis + 1; d < rank; ++d) inner *= sizes[d];
+        for (std::size_t d = 0; d < axis; ++d) outer *= sizes[d];
+        std::vector<T> x(count);
+        for (auto& v : x) v = function == reduce_function::multiply ? static_cast<T>(rng.uniform_real(0.9, 1.1)) : tensorops_test::random_value<T>(rng);
+        if (function == reduce_function::log_sum)
+            for (auto& v : x) v = static_cast<T>(std::fabs(static_cast<double>(v)));
+        std::vector<std::size_t> out_sizes = sizes;
+        for (std::size_t d : axes) out_sizes[d] = 1;
+        std::size_t group = 1;
+        for (std::size_t d : axes) group *= sizes[d];
+        const std::size_t out_inner = inner / group;
+        std::vector<T> whole(count / group);
+        reduce(tensor_view<const T>(x.data(), sizes), tensor_view<T>(whole.data(), out_sizes), function, axes);
+        const std::size_t begin = rng.uniform<std::size_t>(0, sizes[axis] - 1);
+        const std::size_t length = rng.chance(0.4) ? 1 : rng.uniform<std::size_t>(1, sizes[axis] - begin);
+        std::vector<std::size_t> part_sizes = sizes, part_out_sizes = out_sizes;
+        part_sizes[axis] = part_out_sizes[axis] = length;
+        std::vector<T> packed(outer * length * inner);
+        for (std::size_t o = 0; o < outer; ++o)
+            std::copy_n(x.data() + (o * sizes[axis] + begin) * inner, length * inner, packed.data() + o * length * inner);
+        std::vector<std::ptrdiff_t> strides(rank);  // the whole tensor's, for the range as a view into its memory
+        for (std::size_t d = rank, step = 1; d-- > 0; step *= sizes[d]) strides[d] = static_cast<std::ptrdiff_t>(step);
+        std::vector<T> from_packed(outer * length * out_inner), from_view(from_packed.size());
+        reduce(tensor_view<const T>(packed.data(), part_sizes), tensor_view<T>(from_packed.data(), part_out_sizes), function, axes);
+        reduce(tensor_view<const T>(x.data() + begin * inner, part_sizes, strides), tensor_view<T>(from_view.data(), part_out_sizes), function, axes);
+        std::size_t wrong = 0;
+        for (std::size_t o = 0; o < outer; ++o)
+            for (std::size_t i = 0; i < length * out_inner; ++i) {
+                const T& expected = whole[(o * sizes[axis] + begin) * out_inner + i];
+                if (!tensorops_test::same_bits(from_packed[o * length * out_inner + i], expected)) ++wrong;
+                if (!tensorops_test::same_bits(from_view[o * length * out_inner + i], expected)) ++wrong;
+            }
+        INFO("function " << static_cast<int>(function) << ", " << rank << " axes, range [" << begin << ", " << begin + length << ") of axis " << axis
+                         << " of " << sizes[axis]);
+        CHECK(wrong == 0);
+    }
+}
+
 TEMPLATE_LIST_TEST_CASE("parallel argmax/argmin: bit-identical to sequential for every thread count", "[parallel]", parallel_types_with_bfloat16) {
     using T = TestType;
     test_rng rng(std::string("parallel argmax ") + std::string(tensorops_test::type_name<T>()));

@@ -7,11 +7,13 @@
 //     ARGMAX / ARGMIN of any type: comparisons only): each rank reduces its shard with the library, and the partials
 //     (one per output per rank) are combined — communication independent of the tensor's size along the sharded axis;
 //   - the others (floating sums, products, norms, LOG_SUM_EXP, floating MAX / MIN, whose signed zeros and NaN payloads
-//     follow the kernel's order): the global tensor is gathered (on every rank, or on the root) and reduced there.
-//     Correct and bit-identical, but its communication and memory grow with the tensor. Even with the sharded axis
-//     kept, a shard's groups are not always computed as the global tensor's: the kernels batch neighbouring groups and
-//     may finish a group differently by its place in a batch. Rebuilding the library's fixed blocks per shard (and, for
-//     the sharded axis reduced, its cascade from per-shard partials) is the next step: bench/mpi.md.
+//     follow the kernel's order), with the sharded axis kept: locally too when the shard is a piece of the global nest
+//     (shard_is_a_piece: every axis before the sharded one kept, a reduced axis after it — reducing the rows of a
+//     row-sharded matrix, say), since the library computes every output of such a piece exactly as in the whole nest;
+//   - else the global tensor is gathered (on every rank, or on the root) and reduced there. Correct and bit-identical,
+//     but its communication and memory grow with the tensor: the sharded axis reduced, a reduced axis before the
+//     sharded one, or the sharded axis within the innermost kept dimension (the shard's columns would be cut out of
+//     the vector lanes where the global call's are not). bench/mpi.md: the model and what comes next.
 #pragma once
 
 #include "detail/mpi_c.hpp"
@@ -54,10 +56,11 @@ void sharded_reduce_kept(const executor_ref& exec, std::string_view operation, c
     });
     const sharding& sh = shardings.first;
     require_global_group<U>(operation, function, sh, axes);  // the same verdict on every rank: from the shared table
-    // Locally when the function is exact in any order. (A floating reduction of a shard is not always the global one's:
-    // the kernels batch neighbouring groups, and a group's last rounding can depend on its place in a batch —
-    // tests/mpi found LOG_SUM_EXP rows finished differently; an element-wise map may round vector and tail alike or not.)
-    const bool local = combines_exactly<T>(function);
+    // Locally when the function is exact in any order, or when the shard is a piece of the global nest (its groups then
+    // take the global call's kernels and orders). Otherwise a floating group's rounding may follow the shard's layout:
+    // its strides (a reduced axis before the sharded one), its place in the innermost kept dimension (vector lanes or
+    // tail), or the map of a reduction over no axes (vector or scalar logarithm).
+    const bool local = combines_exactly<T>(function) || shard_is_a_piece(sh, axes);
     const packed_input<T> in(input.local());
     if (local) {
         if (!output.local().empty()) reduce_packed(exec, in.data, input.local().sizes(), output.local(), function, axes, direction);
@@ -244,8 +247,8 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
 /// tensorops::reduce, for the built-in arithmetic types, float16 and bfloat16 (ARGMAX / ARGMIN through reduce need an index
 /// output; mpi::argmax adds the direction). Result: on every rank, bit for bit what tensorops::reduce computes for
 /// that rank's outputs on the gathered global tensor laid out packed row-major, for any number of ranks, any shard
-/// sizes and any executor (the file comment says how: locally when the function is exact in any order, else through
-/// the gathered tensor). Aliasing: output.local() must not
+/// sizes and any executor (the file comment says how: locally when the function is exact in any order or the shard a
+/// piece of the global nest, else through the gathered tensor). Aliasing: output.local() must not
 /// overlap input.local(). Errors (tensorops::error, on every rank, before anything is written on any rank): what
 /// tensorops::reduce refuses on a rank's local views, a sharded axis among `axes`, and the sharding errors of
 /// mpi::cumulative_sum.

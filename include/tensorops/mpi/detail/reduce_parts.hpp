@@ -46,6 +46,21 @@ template <class T>
     else return false;
 }
 
+/// Whether each rank's groups, with the sharded axis kept, are computed by the library on the shard exactly as on the
+/// global tensor, whatever the function: the shard is then a piece of the global nest along an outer kept dimension
+/// (exec/split.hpp: such pieces keep every output's kernel and order). That holds when every axis before the sharded
+/// one is kept (a reduced one there would give the groups the shard's strides, not the global ones) and a reduced axis
+/// after it has more than one element (else the sharded axis may join the innermost kept dimension, which is cut
+/// only in aligned blocks). Sizes are the global ones: the same verdict on every rank.
+[[nodiscard]] inline bool shard_is_a_piece(const sharding& sh, std::span<const std::size_t> axes) noexcept {
+    const auto reduced = [&](std::size_t d) { return std::find(axes.begin(), axes.end(), d) != axes.end() && sh.global[d] > 1; };
+    for (std::size_t d = 0; d < sh.axis; ++d)
+        if (reduced(d)) return false;
+    for (std::size_t d = sh.axis + 1; d < sh.rank_dims; ++d)
+        if (reduced(d)) return true;
+    return false;
+}
+
 /// The rules a reduce call's function and types must meet (the library's, for the types allowed here).
 template <class T, class U>
 void require_function_and_types(std::string_view operation, reduce_function function) {

@@ -44,7 +44,8 @@ void run_log_sum_exp(const T* input, T* output, const iter::loop_nest<2>& nest, 
     log_sum_exp_strided(input, output, parts, count);
 }
 
-/// run_log_sum_exp on an executor, bit-identical to it: one contiguous line in its fixed blocks (log_sum_exp_of_run),
+/// run_log_sum_exp on an executor, bit-identical to it and to run_log_sum_exp on any piece, a single row included (as
+/// run_reduce_on): one contiguous line longer than a short row in its fixed blocks (log_sum_exp_of_run),
 /// one output over several runs by runs (log_sum_exp_runs_on), [n, w] over n ≥ two blocks of rows in bands of blocks
 /// (reduce_rows_log_sum_exp_in_bands), anything else in pieces of independent outputs (exec/split.hpp).
 template <class T>
@@ -53,7 +54,8 @@ void run_log_sum_exp_on(const executor_ref& exec, const T* input, T* output, con
     const std::size_t bytes = nest.element_count() * sizeof(T);
     if constexpr (log_sum_exp_reduction<T>::vectorizable && simd::vectorized) {
         constexpr std::size_t W = simd::lanes<T>;
-        if (is_one_contiguous_line(nest, reduced, W)) {
+        // One line longer than a short row (a short one is a short row, as in a nest of many: the same bits).
+        if (is_one_contiguous_line(nest, reduced, W) && nest.sizes[0] > log_sum_exp_short_row_elements<T>) {
             output[nest.offsets[0]] = log_sum_exp_of_run(&exec, input + nest.offsets[1], nest.sizes[0], count);
             return;
         }

@@ -57,9 +57,11 @@ void run_reduce(const T* input, T* output, const iter::loop_nest<2>& nest, iter:
     reduce_strided(input, output, parts, count, r);
 }
 
-/// run_reduce on an executor, bit-identical to it. A single contiguous line into one output: by a function with line
-/// blocks (sums, max/min, integer products) in aligned chunks of its cascade (reduce_line_in_chunks), by a floating
-/// product in its fixed blocks (product_run_in_blocks); several runs into one output in chunks of runs
+/// run_reduce on an executor, bit-identical to it — and to run_reduce on any piece of the nest (exec/split.hpp), a
+/// single row included: a range of an outer kept axis reduced alone gives its outputs the bits the whole gives them
+/// (tensorops::mpi relies on it). A single contiguous line, longer than a short row, into one output: by a function
+/// with line blocks (sums, max/min, integer products) in aligned chunks of its cascade (reduce_line_in_chunks), by a
+/// floating product in its fixed blocks (product_run_in_blocks); several runs into one output in chunks of runs
 /// (reduce_runs_on); an [n rows, w columns] nest reduced over its rows in bands of whole blocks of rows
 /// (reduce_rows_in_bands); anything else in pieces of independent outputs (exec/split.hpp).
 template <class T, class R>
@@ -68,7 +70,8 @@ void run_reduce_on(const executor_ref& exec, const T* input, T* output, const it
     const std::size_t bytes = nest.element_count() * sizeof(T);
     if constexpr (R::vectorizable && simd::vectorized) {
         constexpr std::size_t W = simd::lanes<T>;
-        if (is_one_contiguous_line(nest, reduced, W)) {
+        // One line longer than a short row (a short one is a short row, as in a nest of many: the same bits).
+        if (is_one_contiguous_line(nest, reduced, W) && nest.sizes[0] > short_row_elements<T>) {
             const T* x = input + nest.offsets[1];
             T* y = output + nest.offsets[0];
             if constexpr (R::line_blocks) {
