@@ -75,12 +75,15 @@ int main(int argc, char** argv) {
          [&] { tensorops::mpi::cumulative_sum<float>(sin, sout, {.axis = 0}); }},
         {"cumulative_sum along the sharded axis (one contiguous line)", [&] { tensorops::cumulative_sum(line_in, line_out, {.axis = 0}); },
          [&] { tensorops::mpi::cumulative_sum<float>(sline_in, sline_out, {.axis = 0}); }},
-        {"reduce SUM f32 over a non-sharded axis (gathered fallback)",
+        {"reduce SUM f32 over a non-sharded axis (each rank its shard)",
          [&] { tensorops::reduce(in, tensorops::tensor_view<float>(row_sums.data(), {rows, 1}), tensorops::reduce_function::sum, across); },
          [&] {
              tensorops::mpi::reduce(sin, tensorops::mpi::sharded_view<float>(tensorops::tensor_view<float>(row_sums.data(), {rows, 1}), 0, offset, global_rows, MPI_COMM_WORLD),
                                     tensorops::reduce_function::sum, across);
          }},
+        {"reduce SUM f32 over the sharded axis (the tensor gathered)",
+         [&] { tensorops::reduce(in, tensorops::tensor_view<float>(column_sums.data(), {1, columns}), tensorops::reduce_function::sum, down); },
+         [&] { tensorops::mpi::reduce(sin, tensorops::tensor_view<float>(column_sums.data(), {1, columns}), tensorops::reduce_function::sum, down); }},
         {"reduce SUM int32 over the sharded axis (exact partials)",
          [&] { tensorops::reduce(in_int, tensorops::tensor_view<std::int32_t>(int_column_sums.data(), {1, columns}), tensorops::reduce_function::sum, down); },
          [&] {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs every test, in three configurations (CI runs exactly these):
+# Builds and runs every test, in four configurations (CI runs exactly these):
 #   gcc-v3           g++ -O2, -march=x86-64-v3 (AVX2, FMA, F16C): what most consumers build, with GCC's contraction
 #                    of multiplies and adds into FMAs (the tests that compare bits across kernels see it); the typed
 #                    tests over the integer set 1 (int8, uint16, int32, uint64; clang-v3-san takes the other four, so
@@ -13,6 +13,9 @@
 #                    tests over the integer set 2 (uint8, int16, uint32, int64)
 #   gcc-baseline     g++ -Og, -march=x86-64 (SSE2 through xsimd; every integer type), plus the package tests and
 #                    tensorops::compiled for float32 (its isolated per-level objects and the choice of level)
+#   clang-mpi        the tests of tensorops::mpi (tests/mpi) and its example, each run under mpiexec on 1-4 ranks
+#                    (clang++ -O0 -march=x86-64-v3: they only have to run); installs Open MPI in its lane, beside the
+#                    other builds
 # clang-v3-san also builds the simd tests with xsimd switched off (tensorops_tests_scalar). And, when asked for by name:
 #   gcc-scalar-san   g++ -Og, -march=x86-64, xsimd disabled (every operator on the scalar paths), AddressSanitizer +
 #                    UndefinedBehaviorSanitizer; the typed tests over the integer set 1 (the scalar code differs by width
@@ -21,8 +24,6 @@
 #                    or anything the sanitisers watch (raw memory, integer arithmetic, the pool)
 #   gcc-baseline-san g++ -Og, -march=x86-64 with xsimd and the sanitizers (its reductions unit alone took 13 CPU-minutes
 #                    and 10 GB: journal 2026-11-29-ci-budget.md)
-#   clang-mpi        the tests of tensorops::mpi (tests/mpi) and its example, each run under mpiexec on 1-4 ranks
-#                    (clang++ -O0 -march=x86-64-v3: they only have to run); installs Open MPI
 #   clang-fuzz       the libFuzzer target (fuzz/fuzzer.cpp: the typed API and tensorops::dml, every result compared with
 #                    the scalar reference; clang++ -O1, -march=x86-64-v3, the sanitizers) and a run of
 #                    TENSOROPS_FUZZ_SECONDS (default 300) that first replays the seed corpus, every input checked: run it
@@ -36,7 +37,7 @@
 # Translation units that instantiate the whole dml layer (every operator × data type × index type: the dml tests, the
 # demo) take minutes each to compile and exercise dispatch code that is the same at every ISA level, so they are built
 # once, in clang-v3-san (clang compiles them several times faster than g++).
-# Usage: tools/run-tests.sh [configuration ...]   (default: the three above)
+# Usage: tools/run-tests.sh [configuration ...]   (default: the four above)
 # TENSOROPS_COMPILE_PROFILE=1 records each translation unit's CPU seconds and peak memory in
 # build/test-<configuration>/compile-profile.txt (tools/compile-profile.sh).
 set -euo pipefail
@@ -116,15 +117,11 @@ configure_args() {
 
 configurations=("$@")
 if [ ${#configurations[@]} -eq 0 ]; then
-  configurations=(gcc-v3 clang-v3-san gcc-baseline)
+  configurations=(gcc-v3 clang-v3-san gcc-baseline clang-mpi)
   if grep -qw avx512bw /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo; then
     echo "== this CPU has AVX-512: 'tools/run-tests.sh gcc-v4' tests the 512-bit paths (not part of the default run)"
   fi
 fi
-# tensorops::mpi (clang-mpi) needs an MPI implementation.
-for configuration in "${configurations[@]}"; do
-  if [ "$configuration" = clang-mpi ]; then ensure_packages libopenmpi-dev openmpi-bin; fi
-done
 for configuration in "${configurations[@]}"; do
   if [ "$configuration" = gcc-v4 ] && ! { grep -qw avx512bw /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo; }; then
     echo "gcc-v4 needs a CPU with AVX-512 (F, BW, DQ, VL)" >&2
@@ -147,10 +144,16 @@ done
 run_lane() {
   local configuration=$1 build="$root/build/test-$1"
   configure_args "$configuration"
+  mkdir -p "$build"
+  # tensorops::mpi (clang-mpi) needs an MPI implementation: installed here, while the other lanes build.
+  if [ "$configuration" = clang-mpi ] && ! ensure_packages libopenmpi-dev openmpi-bin; then
+    echo "== $configuration: Open MPI could not be installed"
+    echo install-failed >"$build/lane-status"
+    return 1
+  fi
   local target_args=()
   if [ ${#targets[@]} -gt 0 ]; then target_args=(--target "${targets[@]}"); fi
   # Configured here, in its lane: the lanes' configure steps (a few seconds each, one core) run at once.
-  mkdir -p "$build"
   if ! cmake -S "$root" -B "$build" -G Ninja -DTENSOROPS_WERROR=ON -DTENSOROPS_UNITY_TESTS=ON -DTENSOROPS_TESTS_PER_FILE=ON \
       "${args[@]}" "-DCMAKE_CXX_COMPILER_LAUNCHER=$launchers" >"$build/configure.log" 2>&1; then
     echo "== $configuration: configure FAILED"
