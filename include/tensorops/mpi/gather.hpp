@@ -59,7 +59,6 @@ void sharded_gather(const executor_ref& exec, std::string_view operation, const 
         tuples_in(asked, [&](std::size_t) { return record; });
     const byte_blocks slices_out(asked, [&](std::size_t) { return routing.piece_elements(me) * sizeof(T); });
     const byte_blocks slices_in(routed.count, [&](std::size_t r) { return routing.piece_elements(r) * sizeof(T); });
-    agree_on(comm, [&] { require_int_counts(operation, {&tuples_out, &tuples_in, &slices_out, &slices_in}); });
 
     std::vector<std::int64_t> requests(tuples_in.total / sizeof(std::int64_t));
     exchange_bytes(comm, routed.coordinates.data(), tuples_out, requests.data(), tuples_in);
@@ -113,11 +112,12 @@ void sharded_gather(const executor_ref& exec, std::string_view operation, const 
 /// Errors (tensorops::error, on every rank, before anything is written or exchanged on any rank): the sharding errors
 /// of mpi::cumulative_sum; what tensorops::gather_nd refuses, on any rank, for that rank's indices and output against
 /// the global tensor — a tuple out of range on one rank is reported on every rank (the lowest such rank's first bad
-/// tuple, "on rank r" in its rule); and, after the counts are exchanged, a rank routing more than INT_MAX bytes
-/// through one exchange (MPI's int counts).
-/// Communication (P ranks): the checks (one allgather, one allreduce), one alltoall of counts, one allreduce, an
-/// alltoallv of the tuples (b + k int64 each) and one of the slices. Each tuple goes to the one rank that holds its
-/// slice, or, when the sharded axis lies within the slices, to every non-empty shard, which returns its part.
+/// tuple, "on rank r" in its rule).
+/// Communication (P ranks): the checks (one allgather, one allreduce), one alltoall of counts, an alltoallv of the
+/// tuples (b + k int64 each) and one of the slices, each after an allreduce of the rounds it needs (one while every
+/// rank's blocks fit MPI's int counts, 2 GiB; more past it: detail::exchange_bytes). Each tuple goes to the one rank
+/// that holds its slice, or, when the sharded axis lies within the slices, to every non-empty shard, which returns its
+/// part.
 template <element T, index_element I, class E>
     requires executor<std::remove_reference_t<E>> && std::is_trivially_copyable_v<T>
 void gather_nd(E&& exec, sharded_view<const std::type_identity_t<T>> input, tensor_view<const I> indices,

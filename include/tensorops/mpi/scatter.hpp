@@ -68,7 +68,6 @@ void sharded_scatter(const executor_ref& exec, std::string_view operation, const
         tuples_in(received, [&](std::size_t) { return record; });
     const byte_blocks updates_out(routed.count, [&](std::size_t r) { return routing.piece_elements(r) * sizeof(T); });
     const byte_blocks updates_in(received, [&](std::size_t) { return routing.piece_elements(me) * sizeof(T); });
-    agree_on(comm, [&] { require_int_counts(operation, {&tuples_out, &tuples_in, &updates_out, &updates_in}); });
 
     // Each tuple's update (or its parts) in send order.
     std::vector<T> outgoing(updates_out.total / sizeof(T));
@@ -124,11 +123,12 @@ void sharded_scatter(const executor_ref& exec, std::string_view operation, const
 /// Errors (tensorops::error, on every rank, before anything is written on any rank): the sharding errors of
 /// mpi::cumulative_sum; what tensorops::scatter_nd refuses, on any rank, for that rank's indices and updates against
 /// the global tensor — a tuple out of range on one rank is reported on every rank (the lowest such rank's first bad
-/// tuple, "on rank r" in its rule), as the single process names the first bad tuple of the concatenation; and,
-/// after the counts are exchanged, a rank routing more than INT_MAX bytes through one exchange (MPI's int counts).
-/// Communication (P ranks): the checks (one allgather, one allreduce), one alltoall of counts, one allreduce, and two
-/// alltoallv: the tuples (k int64 each) and the updates. Each tuple goes to the one rank its slice lands on, or, when
-/// the sharded axis lies within the slices, to every non-empty shard with its part of the update.
+/// tuple, "on rank r" in its rule), as the single process names the first bad tuple of the concatenation.
+/// Communication (P ranks): the checks (one allgather, one allreduce), one alltoall of counts, and two alltoallv: the
+/// tuples (k int64 each) and the updates, each after an allreduce of the rounds it needs (one while every rank's
+/// blocks fit MPI's int counts, 2 GiB; more past it: detail::exchange_bytes). Each tuple goes to the one rank its
+/// slice lands on, or, when the sharded axis lies within the slices, to every non-empty shard with its part of the
+/// update.
 template <element T, index_element I, class E>
     requires executor<std::remove_reference_t<E>> && std::is_trivially_copyable_v<T>
 void scatter_nd(E&& exec, sharded_view<const std::type_identity_t<T>> input, tensor_view<const I> indices,

@@ -4,6 +4,7 @@
 
 #include "mpi_c.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstddef>
 #include <cstring>
@@ -29,8 +30,34 @@ struct place {
     return p;
 }
 
-/// A byte count as MPI's int. Messages are bounded by the caller's checks (agree_on) to INT_MAX bytes.
+/// The most bytes one MPI call here moves or addresses: MPI's counts and displacements are ints. Every exchange of
+/// more is cut into calls of at most this many (a parameter of each function, so that tests can cut small ones).
+inline constexpr std::size_t message_byte_limit = static_cast<std::size_t>(INT_MAX);
+
+/// A byte count or displacement as MPI's int; callers keep it within message_byte_limit.
 [[nodiscard]] inline int byte_count(std::size_t bytes) noexcept { return static_cast<int>(bytes); }
+
+/// Sends `size` bytes to rank `to` as MPI_Send does, in messages of at most `limit` bytes (receive_bytes, given the
+/// same size and limit, takes them).
+inline void send_bytes(MPI_Comm comm, const void* data, std::size_t size, int to, int tag, std::size_t limit = message_byte_limit) {
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    std::size_t done = 0;
+    do {
+        const std::size_t n = std::min(limit, size - done);
+        MPI_Send(bytes + done, byte_count(n), MPI_BYTE, to, tag, comm);
+        done += n;
+    } while (done < size);
+}
+/// Receives what send_bytes sends: `size` bytes from rank `from`, in messages of at most `limit` bytes.
+inline void receive_bytes(MPI_Comm comm, void* data, std::size_t size, int from, int tag, std::size_t limit = message_byte_limit) {
+    auto* bytes = static_cast<unsigned char*>(data);
+    std::size_t done = 0;
+    do {
+        const std::size_t n = std::min(limit, size - done);
+        MPI_Recv(bytes + done, byte_count(n), MPI_BYTE, from, tag, comm, MPI_STATUS_IGNORE);
+        done += n;
+    } while (done < size);
+}
 
 /// Runs `check` on this rank, then agrees with every other rank of `comm` (a collective: every rank calls it, in the
 /// same order as its other collectives): if `check` threw tensorops::error on any rank, every rank throws that error —
@@ -72,24 +99,49 @@ template <class V>
     return all;
 }
 
-/// Each rank's `count[r]` bytes from `mine` land at `displacement[r]` of `all` on every rank (root < 0), or on
-/// `root` only.
-inline void gather_bytes(MPI_Comm comm, const void* mine, const std::vector<std::size_t>& count, const std::vector<std::size_t>& displacement,
-                         void* all, int root) {
-    const place here = place_in(comm);
-    std::vector<int> counts(count.size()), displacements(count.size());
-    for (std::size_t r = 0; r < count.size(); ++r) {
-        counts[r] = byte_count(count[r]);
-        displacements[r] = byte_count(displacement[r]);
-    }
-    const int my_count = counts[static_cast<std::size_t>(here.rank)];
-    if (root < 0)
-        MPI_Allgatherv(mine, my_count, MPI_BYTE, all, counts.data(), displacements.data(), MPI_BYTE, comm);
-    else
-        MPI_Gatherv(mine, my_count, MPI_BYTE, all, counts.data(), displacements.data(), MPI_BYTE, root, comm);
-}
-
 /// Tags of the point-to-point messages (one kind in flight at a time per operator call).
 inline constexpr int chain_tag = 0x7e50;
+inline constexpr int gather_tag = 0x7e51;
+
+/// Each rank's `count[r]` bytes from `mine` land at `displacement[r]` of `all` on every rank (root < 0), or on
+/// `root` only (`all` is then unused elsewhere). `count` and `displacement` must be the same on every rank. Any size:
+/// one MPI_Allgatherv / MPI_Gatherv while every count and displacement fits `limit`; past it (2 GiB: a floating
+/// reduction's gathered tensor of 64 MiB on each of 64 ranks is 4 GiB), each rank's block in turn, in messages of
+/// at most `limit` bytes — broadcast from its rank, or sent to the root.
+inline void gather_bytes(MPI_Comm comm, const void* mine, const std::vector<std::size_t>& count, const std::vector<std::size_t>& displacement,
+                         void* all, int root, std::size_t limit = message_byte_limit) {
+    const place here = place_in(comm);
+    const auto me = static_cast<std::size_t>(here.rank);
+    bool fits = true;
+    for (std::size_t r = 0; r < count.size(); ++r) fits = fits && count[r] <= limit && displacement[r] <= limit - std::min(limit, count[r]);
+    if (fits) {
+        std::vector<int> counts(count.size()), displacements(count.size());
+        for (std::size_t r = 0; r < count.size(); ++r) {
+            counts[r] = byte_count(count[r]);
+            displacements[r] = byte_count(displacement[r]);
+        }
+        if (root < 0)
+            MPI_Allgatherv(mine, counts[me], MPI_BYTE, all, counts.data(), displacements.data(), MPI_BYTE, comm);
+        else
+            MPI_Gatherv(mine, counts[me], MPI_BYTE, all, counts.data(), displacements.data(), MPI_BYTE, root, comm);
+        return;
+    }
+    auto* bytes = static_cast<unsigned char*>(all);
+    for (std::size_t r = 0; r < count.size(); ++r) {
+        if (count[r] == 0) continue;
+        const int from = static_cast<int>(r);
+        if (root < 0) {
+            if (r == me) std::memcpy(bytes + displacement[r], mine, count[r]);
+            for (std::size_t done = 0; done < count[r]; done += limit)
+                MPI_Bcast(bytes + displacement[r] + done, byte_count(std::min(limit, count[r] - done)), MPI_BYTE, from, comm);
+        } else if (r == me && here.rank == root) {
+            std::memcpy(bytes + displacement[r], mine, count[r]);
+        } else if (r == me) {
+            send_bytes(comm, mine, count[r], root, gather_tag, limit);
+        } else if (here.rank == root) {
+            receive_bytes(comm, bytes + displacement[r], count[r], from, gather_tag, limit);
+        }
+    }
+}
 
 }  // namespace tensorops::mpi::detail

@@ -228,11 +228,11 @@ private:
         const std::size_t length = fragment_length_at(t);
         for (std::size_t line = 0; line < g_.outer && length > 0; ++line, at += length * sizeof(T))
             std::memcpy(at, s.fragment.data() + line * pair_length(), length * sizeof(T));
-        MPI_Send(bytes.data(), byte_count(bytes.size()), MPI_BYTE, to, chain_tag, comm);
+        send_bytes(comm, bytes.data(), bytes.size(), to, chain_tag);
     }
     void receive(MPI_Comm comm, int from, state& s, std::size_t t) const {
         std::vector<unsigned char> bytes(message_bytes(t));
-        MPI_Recv(bytes.data(), byte_count(bytes.size()), MPI_BYTE, from, chain_tag, comm, MPI_STATUS_IGNORE);
+        receive_bytes(comm, bytes.data(), bytes.size(), from, chain_tag);
         std::memcpy(s.carry.data(), bytes.data(), s.carry.size() * sizeof(C));
         const unsigned char* at = bytes.data() + s.carry.size() * sizeof(C);
         const std::size_t length = fragment_length_at(t);

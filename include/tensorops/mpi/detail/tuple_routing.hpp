@@ -214,30 +214,55 @@ struct byte_blocks {
     }
 };
 
-/// Throws tensorops::error unless every block fits MPI's int byte counts and displacements (meant for agree_on).
-inline void require_int_counts(std::string_view operation, std::initializer_list<const byte_blocks*> exchanges) {
-    for (const byte_blocks* blocks : exchanges)
-        if (blocks->total > static_cast<std::size_t>(INT_MAX))
-            throw tensorops::error(operation, "indices",
-                                   "routes " + std::to_string(blocks->total) +
-                                       " bytes through one rank in one exchange: above the " + std::to_string(INT_MAX) +
-                                       " bytes MPI's int counts can address; split the call into smaller ones");
-}
-
-/// One MPI_Alltoallv of bytes: send.bytes[r] from send_data + send.displacement[r] to rank r, received at
-/// receive_data + receive.displacement[s] from each rank s (both within INT_MAX: require_int_counts).
-inline void exchange_bytes(MPI_Comm comm, const void* send_data, const byte_blocks& send, void* receive_data,
-                           const byte_blocks& receive) {
+/// One exchange of bytes, as MPI_Alltoallv: send.bytes[r] from send_data + send.displacement[r] to rank r, received at
+/// receive_data + receive.displacement[s] from each rank s. A collective. Any size: one MPI_Alltoallv while every
+/// rank's blocks fit `limit` (MPI's int counts and displacements: 2 GiB); past it, on any rank, every rank takes part
+/// in the same number of rounds (agreed in one allreduce), each moving at most `round_bytes` / ranks bytes per pair
+/// of ranks through staging buffers of `round_bytes` (256 MiB: the memory the rounds cost beside the data).
+inline void exchange_bytes(MPI_Comm comm, const void* send_data, const byte_blocks& send, void* receive_data, const byte_blocks& receive,
+                           std::size_t limit = message_byte_limit, std::size_t round_bytes = std::size_t{1} << 28) {
     const std::size_t ranks = send.bytes.size();
+    std::size_t largest = 0;
+    for (std::size_t r = 0; r < ranks; ++r) largest = std::max({largest, send.bytes[r], receive.bytes[r]});
+    const std::size_t pair_bytes = std::max<std::size_t>(1, std::min(limit, round_bytes) / ranks);
+    unsigned long long my_rounds = send.total <= limit && receive.total <= limit ? 0 : (largest + pair_bytes - 1) / pair_bytes, rounds = 0;
+    MPI_Allreduce(&my_rounds, &rounds, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
     std::vector<int> send_count(ranks), send_at(ranks), receive_count(ranks), receive_at(ranks);
-    for (std::size_t r = 0; r < ranks; ++r) {
-        send_count[r] = byte_count(send.bytes[r]);
-        send_at[r] = byte_count(send.displacement[r]);
-        receive_count[r] = byte_count(receive.bytes[r]);
-        receive_at[r] = byte_count(receive.displacement[r]);
+    if (rounds == 0) {
+        for (std::size_t r = 0; r < ranks; ++r) {
+            send_count[r] = byte_count(send.bytes[r]);
+            send_at[r] = byte_count(send.displacement[r]);
+            receive_count[r] = byte_count(receive.bytes[r]);
+            receive_at[r] = byte_count(receive.displacement[r]);
+        }
+        MPI_Alltoallv(send_data, send_count.data(), send_at.data(), MPI_BYTE, receive_data, receive_count.data(), receive_at.data(), MPI_BYTE,
+                      comm);
+        return;
     }
-    MPI_Alltoallv(send_data, send_count.data(), send_at.data(), MPI_BYTE, receive_data, receive_count.data(),
-                  receive_at.data(), MPI_BYTE, comm);
+    // Round k moves bytes [k · pair_bytes, (k + 1) · pair_bytes) of every block, packed into the staging buffers.
+    const auto* from = static_cast<const unsigned char*>(send_data);
+    auto* to = static_cast<unsigned char*>(receive_data);
+    std::vector<unsigned char> outgoing(std::min(ranks * pair_bytes, send.total)), incoming(std::min(ranks * pair_bytes, receive.total));
+    const auto piece = [&](std::size_t block, std::size_t k) { return block > k * pair_bytes ? std::min(pair_bytes, block - k * pair_bytes) : 0; };
+    for (std::size_t k = 0; k < rounds; ++k) {
+        std::size_t sent = 0, received = 0;
+        for (std::size_t r = 0; r < ranks; ++r) {
+            const std::size_t out = piece(send.bytes[r], k), in = piece(receive.bytes[r], k);
+            if (out > 0) std::memcpy(outgoing.data() + sent, from + send.displacement[r] + k * pair_bytes, out);
+            send_count[r] = byte_count(out);
+            send_at[r] = byte_count(sent);
+            receive_count[r] = byte_count(in);
+            receive_at[r] = byte_count(received);
+            sent += out;
+            received += in;
+        }
+        MPI_Alltoallv(outgoing.data(), send_count.data(), send_at.data(), MPI_BYTE, incoming.data(), receive_count.data(), receive_at.data(),
+                      MPI_BYTE, comm);
+        for (std::size_t r = 0; r < ranks; ++r)
+            if (receive_count[r] > 0)
+                std::memcpy(to + receive.displacement[r] + k * pair_bytes, incoming.data() + static_cast<std::size_t>(receive_at[r]),
+                            static_cast<std::size_t>(receive_count[r]));
+    }
 }
 
 /// The sizes {records} ++ sizes[from:] (a received index array or slice array), for a tensor_view.
