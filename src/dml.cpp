@@ -1,8 +1,8 @@
 // src/dml.cpp — the dml layer of tensorops::compiled: every dml::execute overload's body (dml/execute.hpp's
 // execute_here) compiled once, here, for the consumer's baseline. Its typed calls go through the routes like any
 // consumer's (the kernels of the level in use), so a program that calls dml::execute compiles the call, not the layer.
-// It holds calls of every built-in element type: a library built with fewer (TENSOROPS_COMPILED_TYPES) serves dml
-// only if the program's link finds them all.
+// A library built with fewer element types (TENSOROPS_COMPILED_TYPES) holds the layer for those alone: a descriptor of a
+// type left out is refused by name (dml/descriptors.hpp, visit_data_type).
 #include <tensorops/tensorops.hpp>
 
 namespace tensorops::dml::detail {

@@ -19,6 +19,7 @@
 #include "../core/bfloat16.hpp"
 #include "../core/float16.hpp"
 #include "../ops/arguments.hpp"
+#include "../ops/detail/compiled.hpp"
 #include "../ops/reduce.hpp"
 
 namespace tensorops::dml {
@@ -142,26 +143,43 @@ inline constexpr data_type_set index{int64, int32, uint64, uint32};
 // ---------------------------------------------------------------------------------------------
 // Dispatch: run-time data type → C++ type, in one switch each.
 
+namespace detail {
+
+/// visitor(std::type_identity<T>{}) — unless T is a built-in type the compiled library was built without
+/// (TENSOROPS_COMPILED_TYPES): then an error, and the visitor is not instantiated for T (it would compile the dml
+/// layer's operators for T where the library leaves them out). Such visitors must return void.
+template <class T, class Visitor>
+decltype(auto) visit_as(tensor_data_type type, Visitor&& visitor) {
+    if constexpr (tensorops::detail::left_out_of_compiled<T>) {
+        throw error("dml", "data_type",
+                    "is " + std::string(data_type_name(type)) + ": this tensorops::compiled was built without it (TENSOROPS_COMPILED_TYPES)");
+    } else {
+        return visitor(std::type_identity<T>{});
+    }
+}
+
+}  // namespace detail
+
 /// Calls `visitor(std::type_identity<T>{})` with T the C++ type of `type` (double, float, tensorops::float16,
 /// tensorops::bfloat16, std::int8_t … std::uint64_t) and returns what it returns. Every branch instantiates the
 /// visitor, so it must compile for all twelve types. Throws tensorops::error (operation "dml", argument "data_type") for `unknown`
-/// or a value outside the enum.
+/// or a value outside the enum, and in compiled mode for a type the library was built without.
 template <class Visitor>
 decltype(auto) visit_data_type(tensor_data_type type, Visitor&& visitor) {
     using enum tensor_data_type;
     switch (type) {
-        case float64: return visitor(std::type_identity<double>{});
-        case float32: return visitor(std::type_identity<float>{});
-        case float16: return visitor(std::type_identity<tensorops::float16>{});
-        case bfloat16: return visitor(std::type_identity<tensorops::bfloat16>{});
-        case int64: return visitor(std::type_identity<std::int64_t>{});
-        case int32: return visitor(std::type_identity<std::int32_t>{});
-        case int16: return visitor(std::type_identity<std::int16_t>{});
-        case int8: return visitor(std::type_identity<std::int8_t>{});
-        case uint64: return visitor(std::type_identity<std::uint64_t>{});
-        case uint32: return visitor(std::type_identity<std::uint32_t>{});
-        case uint16: return visitor(std::type_identity<std::uint16_t>{});
-        case uint8: return visitor(std::type_identity<std::uint8_t>{});
+        case float64: return detail::visit_as<double>(type, visitor);
+        case float32: return detail::visit_as<float>(type, visitor);
+        case float16: return detail::visit_as<tensorops::float16>(type, visitor);
+        case bfloat16: return detail::visit_as<tensorops::bfloat16>(type, visitor);
+        case int64: return detail::visit_as<std::int64_t>(type, visitor);
+        case int32: return detail::visit_as<std::int32_t>(type, visitor);
+        case int16: return detail::visit_as<std::int16_t>(type, visitor);
+        case int8: return detail::visit_as<std::int8_t>(type, visitor);
+        case uint64: return detail::visit_as<std::uint64_t>(type, visitor);
+        case uint32: return detail::visit_as<std::uint32_t>(type, visitor);
+        case uint16: return detail::visit_as<std::uint16_t>(type, visitor);
+        case uint8: return detail::visit_as<std::uint8_t>(type, visitor);
         case unknown: break;
     }
     throw error("dml", "data_type", "is " + std::to_string(static_cast<std::uint32_t>(type)) + ", not a known tensor_data_type");
