@@ -100,7 +100,8 @@ configure_args() {
     clang-fuzz)       args=(-DCMAKE_CXX_COMPILER=clang++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O1" "${without_dml[@]}"
                           -DTENSOROPS_BUILD_TESTS=OFF -DTENSOROPS_BUILD_FUZZER=ON "-DTENSOROPS_FUZZ_SECONDS=${TENSOROPS_FUZZ_SECONDS:-300}") ;;
     clang-mpi)        args=(-DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE= "-DCMAKE_CXX_FLAGS=-march=x86-64-v3 -O0" -DTENSOROPS_BUILD_TESTS=OFF
-                          -DTENSOROPS_BUILD_EXAMPLES=OFF -DTENSOROPS_MPI_TESTS=ON) ;;
+                          -DTENSOROPS_BUILD_EXAMPLES=OFF -DTENSOROPS_MPI_TESTS=ON)
+                      priority=3 ;;  # small units, first: its tests (mpiexec, ~30 s) run beside the others' builds
     gcc-scalar-san)   args=(-DCMAKE_CXX_COMPILER=g++ "${sanitized[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64 -Og" -DTENSOROPS_USE_XSIMD=OFF
                             "${without_dml[@]}" -DTENSOROPS_TEST_INTEGER_SET=1) ;;
     # GCC 12 warns of uninitialised values inside its own avx512fintrin.h (_mm512_undefined_*, GCC bug 105593): the
