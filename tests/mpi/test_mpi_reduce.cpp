@@ -139,10 +139,12 @@ int main(int argc, char** argv) {
     return mpi_test::run_trials(
         argc, argv, "test_mpi_reduce", 80,
         [](mpi_test::context& c, tensorops::thread_pool& pool) {
-            switch (c.uniform(0, 3)) {
+            switch (c.uniform(0, 5)) {  // the integers: MPI's own reductions (wrapping, signed and unsigned extremes)
                 case 0: mpi_test::reduce_trial<float, std::int64_t>(c, pool); break;
                 case 1: mpi_test::reduce_trial<double, std::uint32_t>(c, pool); break;
                 case 2: mpi_test::reduce_trial<tensorops::float16, std::int32_t>(c, pool); break;
+                case 3: mpi_test::reduce_trial<std::uint8_t, std::int32_t>(c, pool); break;
+                case 4: mpi_test::reduce_trial<std::int64_t, std::uint64_t>(c, pool); break;
                 default: mpi_test::reduce_trial<std::int32_t, std::int64_t>(c, pool); break;
             }
         });

@@ -5,7 +5,8 @@
 // reduced: the output is the whole reduced tensor, on every rank or on one root. How each result is made:
 //   - exact in any order (integer SUM, MULTIPLY, L1, SUM_SQUARE, MAX, MIN: wrapping arithmetic and comparisons;
 //     ARGMAX / ARGMIN of any type: comparisons only): each rank reduces its shard with the library, and the partials
-//     (one per output per rank) are combined — communication independent of the tensor's size along the sharded axis;
+//     (one per output per rank) are combined — by MPI's allreduce / reduce for the integer functions, every rank's
+//     candidates gathered for ARGMAX / ARGMIN: communication independent of the tensor's size along the sharded axis;
 //   - the others (floating sums, products, norms, LOG_SUM_EXP, floating MAX / MIN, whose signed zeros and NaN payloads
 //     follow the kernel's order), with the sharded axis kept: locally too when the shard is a piece of the global nest
 //     (shard_is_a_piece: every axis before the sharded one kept, a reduced axis after it — reducing the rows of a
@@ -19,6 +20,7 @@
 #include "detail/mpi_c.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -86,22 +88,54 @@ void sharded_reduce_kept(const executor_ref& exec, std::string_view operation, c
     unpack_into(packed.data(), output.local());
 }
 
-/// Exact partials combined in rank order (integer SUM, MULTIPLY, L1, SUM_SQUARE, MAX, MIN: any order gives the same).
+/// The MPI datatype of an integer of T's width and signedness.
 template <class T>
-[[nodiscard]] T combine_partials(reduce_function function, const T& a, const T& b) {
-    if constexpr (std::is_integral_v<T>) {
-        const auto wide_a = static_cast<std::uint64_t>(a), wide_b = static_cast<std::uint64_t>(b);
-        switch (function) {
-            case reduce_function::multiply: return static_cast<T>(wide_a * wide_b);
-            case reduce_function::max: return std::max(a, b);
-            case reduce_function::min: return std::min(a, b);
-            default: return static_cast<T>(wide_a + wide_b);  // SUM, L1, SUM_SQUARE: sums of the partial sums
-        }
-    } else {
-        (void)function;
-        (void)b;
-        return a;
+[[nodiscard]] MPI_Datatype integer_datatype() noexcept {
+    switch (sizeof(T)) {
+        case 1: return std::is_signed_v<T> ? MPI_INT8_T : MPI_UINT8_T;
+        case 2: return std::is_signed_v<T> ? MPI_INT16_T : MPI_UINT16_T;
+        case 4: return std::is_signed_v<T> ? MPI_INT32_T : MPI_UINT32_T;
+        default: return std::is_signed_v<T> ? MPI_INT64_T : MPI_UINT64_T;
     }
+}
+
+/// An MPI user operation: inout[i] = combine(in[i], inout[i]) for `combine` one of the exact integer functions —
+/// wrapping sums (SUM, L1, SUM_SQUARE: sums of the partial sums) and products in unsigned arithmetic, MAX and MIN as
+/// T compares. The library's own arithmetic, not MPI's: Open MPI 4.1's built-in MPI_SUM on MPI_UINT8_T saturates at
+/// 255 (its AVX operation component) where two's complement wraps.
+template <class T, reduce_function Function>
+void combine_partials(void* in, void* inout, int* length, MPI_Datatype*) {
+    using wide = std::make_unsigned_t<T>;
+    const auto* a = static_cast<const T*>(in);
+    auto* b = static_cast<T*>(inout);
+    for (int i = 0; i < *length; ++i) {
+        if constexpr (Function == reduce_function::max) b[i] = std::max(a[i], b[i]);
+        else if constexpr (Function == reduce_function::min) b[i] = std::min(a[i], b[i]);
+        else if constexpr (Function == reduce_function::multiply)
+            b[i] = static_cast<T>(static_cast<std::uint64_t>(static_cast<wide>(a[i])) * static_cast<wide>(b[i]));
+        else b[i] = static_cast<T>(static_cast<std::uint64_t>(static_cast<wide>(a[i])) + static_cast<wide>(b[i]));
+    }
+}
+
+/// Every rank's `partial` (one per output) combined by `function` into `result` on every rank (root < 0, as
+/// MPI_Allreduce) or on `root` (MPI_Reduce): integer SUM, L1, SUM_SQUARE, MULTIPLY, MAX, MIN — exact in any order,
+/// so MPI may combine them in its own tree (outputs · log P per rank instead of every rank's partials on every rank),
+/// with the library's arithmetic (combine_partials). In calls of at most INT_MAX elements.
+template <class T>
+void combine_exactly(MPI_Comm comm, const std::vector<T>& partial, std::vector<T>& result, reduce_function function, int root) {
+    MPI_User_function* combine = &combine_partials<T, reduce_function::sum>;  // SUM, L1, SUM_SQUARE
+    if (function == reduce_function::multiply) combine = &combine_partials<T, reduce_function::multiply>;
+    if (function == reduce_function::max) combine = &combine_partials<T, reduce_function::max>;
+    if (function == reduce_function::min) combine = &combine_partials<T, reduce_function::min>;
+    MPI_Op op = MPI_OP_NULL;
+    MPI_Op_create(combine, /*commute*/ 1, &op);
+    const std::size_t limit = static_cast<std::size_t>(INT_MAX);
+    for (std::size_t done = 0; done < partial.size(); done += limit) {
+        const int n = static_cast<int>(std::min(limit, partial.size() - done));
+        if (root < 0) MPI_Allreduce(partial.data() + done, result.data() + done, n, integer_datatype<T>(), op, comm);
+        else MPI_Reduce(partial.data() + done, result.empty() ? nullptr : result.data() + done, n, integer_datatype<T>(), op, root, comm);
+    }
+    MPI_Op_free(&op);
 }
 
 /// ARGMAX / ARGMIN over axes that include the sharded one: each rank's extreme (value and global flat index) per
@@ -212,7 +246,7 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
         arg_reduce_across(exec, sh, input.comm(), in.data, local_sizes, output, function == reduce_function::argmax, axes, direction, root);
         return;
     }
-    if constexpr (std::is_same_v<T, U>) {
+    if constexpr (std::is_same_v<T, U> && fixed_width_integer<T>) {  // the other types: ARGMAX / ARGMIN above, or gathered
         if (combines_exactly<T>(function)) {
             const std::vector<std::size_t> out_sizes = reduced_sizes(local_sizes, axes);
             std::size_t outputs = 1;
@@ -220,15 +254,9 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
             std::vector<T> partial(outputs);
             if (outputs > 0)
                 reduce_locally(exec, tensor_view<const T>(in.data, local_sizes), tensor_view<T>(partial.data(), out_sizes), function, axes, direction);
-            const std::size_t ranks = sh.shards.size(), bytes = outputs * sizeof(T);
-            std::vector<std::size_t> count(ranks, bytes), displacement(ranks);
-            for (std::size_t r = 0; r < ranks; ++r) displacement[r] = r * bytes;
-            std::vector<T> all(receives ? ranks * outputs : 0);
-            gather_bytes(input.comm(), partial.data(), count, displacement, all.data(), root);
+            std::vector<T> result(receives ? outputs : 0);
+            combine_exactly(input.comm(), partial, result, function, root);
             if (!receives || outputs == 0) return;
-            std::vector<T> result(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(outputs));
-            for (std::size_t r = 1; r < ranks; ++r)
-                for (std::size_t o = 0; o < outputs; ++o) result[o] = combine_partials(function, result[o], all[r * outputs + o]);
             unpack_into(result.data(), output);
             return;
         }
@@ -269,8 +297,9 @@ void reduce(sharded_view<In> input, sharded_view<U> output, reduce_function func
 /// 1 on the reduced axes, the global sizes elsewhere), on every rank (`where` = on_every_rank) or on rank
 /// where.root alone (the other ranks' `output` is neither checked nor written; it may be a default tensor_view).
 /// Result: bit for bit what tensorops::reduce computes on the gathered global tensor laid out packed row-major, for
-/// any number of ranks, shard sizes and executor. Communication: integer SUM, MULTIPLY, L1, SUM_SQUARE, MAX, MIN and
-/// ARGMAX / ARGMIN exchange one partial per output per rank, whatever the size of the sharded axis; the floating
+/// any number of ranks, shard sizes and executor. Communication: integer SUM, MULTIPLY, L1, SUM_SQUARE, MAX, MIN
+/// (fixed-width integer types) one MPI allreduce (or reduce) of one partial per output; ARGMAX / ARGMIN an allgather
+/// (or gather) of one candidate per output per rank — whatever the size of the sharded axis; the floating
 /// functions gather the tensor (see the file comment). Errors as the sharded-output form, with the sharded axis
 /// required among `axes` and `where.root` a rank of the communicator or -1.
 template <class E, class In, class U>

@@ -36,11 +36,13 @@ concept sharded_reduce_element = std::is_arithmetic_v<T> || narrow_float<T>;
 
 [[nodiscard]] inline bool is_arg(reduce_function f) noexcept { return f == reduce_function::argmax || f == reduce_function::argmin; }
 
-/// Functions whose result does not depend on the order of the operations for T: partials combine exactly.
+/// Functions whose result does not depend on the order of the operations for T: partials combine exactly (for the
+/// eight fixed-width integers, in MPI's own reductions: mpi/reduce.hpp, combine_exactly; other integral types — bool,
+/// char, long long — take the gathered path).
 template <class T>
 [[nodiscard]] bool combines_exactly(reduce_function f) noexcept {
     if (is_arg(f)) return true;
-    if constexpr (std::is_integral_v<T>)
+    if constexpr (fixed_width_integer<T>)
         return f == reduce_function::sum || f == reduce_function::multiply || f == reduce_function::l1 || f == reduce_function::sum_square ||
                f == reduce_function::max || f == reduce_function::min;
     else return false;
