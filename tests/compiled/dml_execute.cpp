@@ -7,6 +7,8 @@
 // Exit status 0 when every check holds; each failed check is printed.
 #include <tensorops/tensorops.hpp>
 
+#include "expect.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -16,14 +18,7 @@ namespace {
 
 namespace dml = tensorops::dml;
 
-int failures = 0;
-
-void expect(bool holds, const std::string& what) {
-    if (!holds) {
-        std::printf("FAILED: %s\n", what.c_str());
-        ++failures;
-    }
-}
+using compiled_test::expect;
 
 template <class T>
 dml::buffer_tensor_desc packed(dml::tensor_data_type type, const std::vector<std::uint32_t>& sizes) {
@@ -120,6 +115,5 @@ int main() {
     reductions();
     scatter();
     errors();
-    if (failures == 0) std::printf("dml::execute through tensorops::compiled: every check held\n");
-    return failures == 0 ? 0 : 1;
+    return compiled_test::exit_status("dml::execute through tensorops::compiled");
 }

@@ -4,6 +4,8 @@
 // Exit status 0 when every check holds; each failed check is printed.
 #include <tensorops/tensorops.hpp>
 
+#include "expect.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -12,14 +14,7 @@ namespace {
 
 namespace dml = tensorops::dml;
 
-int failures = 0;
-
-void expect(bool holds, const std::string& what) {
-    if (!holds) {
-        std::printf("FAILED: %s\n", what.c_str());
-        ++failures;
-    }
-}
+using compiled_test::expect;
 
 }  // namespace
 
@@ -51,6 +46,5 @@ int main() {
     float yf[4] = {};
     dml::execute(dml::cumulative_summation_operator_desc{&f32, &f32, 0, tensorops::axis_direction::increasing, false}, xf, yf);
     expect(yf[0] == 1 && yf[1] == 3 && yf[2] == 6 && yf[3] == 10, "dml::execute on the built float32");
-    if (failures == 0) std::printf("left-out types: every check held\n");
-    return failures == 0 ? 0 : 1;
+    return compiled_test::exit_status("left-out types");
 }
