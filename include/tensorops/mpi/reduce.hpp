@@ -102,7 +102,7 @@ template <class T>
 /// An MPI user operation: inout[i] = combine(in[i], inout[i]) for `combine` one of the exact integer functions —
 /// wrapping sums (SUM, L1, SUM_SQUARE: sums of the partial sums) and products in unsigned arithmetic, MAX and MIN as
 /// T compares. The library's own arithmetic, not MPI's: Open MPI 4.1's built-in MPI_SUM on MPI_UINT8_T saturates at
-/// 255 (its AVX operation component) where two's complement wraps.
+/// 255 where two's complement wraps (Debian bookworm's Open MPI 4.1.4: bench/mpi.md).
 template <class T, reduce_function Function>
 void combine_partials(void* in, void* inout, int* length, MPI_Datatype*) {
     using wide = std::make_unsigned_t<T>;
