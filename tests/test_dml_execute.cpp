@@ -329,13 +329,13 @@ TEMPLATE_LIST_TEST_CASE("dml: random descriptors give exactly what the typed API
 namespace {
 
 /// Pieces from 4 KiB of traffic on (the default is 256 KiB): small tensors exercise the cutting, fast.
-constexpr std::size_t test_piece_bytes = 4 << 10;
+constexpr std::size_t dml_piece_bytes = 4 << 10;
 
 /// Counts the pieces it is given and runs them in reverse order on the calling thread.
 struct counting_executor {
     std::size_t pieces = 0;
     [[nodiscard]] std::size_t concurrency() const { return 3; }
-    [[nodiscard]] std::size_t min_piece_bytes() const { return test_piece_bytes; }
+    [[nodiscard]] std::size_t min_piece_bytes() const { return dml_piece_bytes; }
     template <class Task>
     void parallel_for(std::size_t count, const Task& task) {
         pieces += count;
@@ -352,7 +352,7 @@ void check_every_executor(dml_tensor& output, const Call& call) {
     for (std::size_t threads : {2u, 3u, 8u}) {
         INFO("threads: " << threads);
         output.restore(std::vector<unsigned char>(expected.size(), 0));
-        tensorops::thread_pool pool(threads, test_piece_bytes);
+        tensorops::thread_pool pool(threads, dml_piece_bytes);
         call(pool);
         CHECK(output.snapshot() == expected);
     }
