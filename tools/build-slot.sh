@@ -19,7 +19,7 @@
 # 9.3 measured); unoptimised: 110 s, 5 GiB (7 slowed: 6.0 measured); with the sanitizers' instrumentation: clang's dml
 # unit (the dml and the reduction tests, tests/CMakeLists.txt) 190 s, 14 GiB (13.7 measured), its others 120 s, 11 GiB
 # (10.7), g++'s 150 s, 8 GiB; any other source: 20 s, 3 GiB. On 24 GiB (a budget of 20) clang's dml unit then runs
-# beside the small sources only, never beside another unity unit.
+# beside the small sources only: no other unity unit of tools/run-tests.sh's configurations fits beside it.
 #
 # The ledger is TENSOROPS_BUILD_SLOT_DIR/ledger (default /tmp/tensorops-build-slots-$UID), guarded by flock: a line
 # "run PID GB" per running compiler, "wait PID GB ARRIVAL RANK" per waiting one (RANK: priority × 100000 + expected
