@@ -4,7 +4,7 @@
 # number of cores), whose estimated peak memory together stays within TENSOROPS_BUILD_MEMORY_GB (default: the
 # machine's memory less 3 GB for the test runs beside them) — then runs the compiler command it is given.
 # tools/run-tests.sh builds all its configurations at once through it: the cores never idle while one build ends
-# and another waits, and no two of the sanitised unity units, which take 11-13 GB each, ever run together on a
+# and another waits, and no two of the sanitised unity units, which take 11-14 GB each, ever run together on a
 # 24 GB machine.
 #
 # Scheduling: of the compilations waiting that fit in the free memory, those of the highest TENSOROPS_BUILD_PRIORITY
