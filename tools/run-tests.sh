@@ -131,7 +131,7 @@ for configuration in "${configurations[@]}"; do
 done
 # Every configuration is built and tested in a lane of its own, all at once: their compilations share the machine
 # through tools/build-slot.sh (at most one compiler per core, the largest units first, their estimated peak memory
-# within the machine's: the sanitised unity units take 11-13 GB each, and two of them at once overran a 24 GB machine),
+# within the machine's: the sanitised unity units take 11-14 GB each, and two of them at once overran a 24 GB machine),
 # so the cores stay busy until the last build ends, and each configuration's tests run as soon as it is built, beside
 # the builds still running (journal 2026-11-29-ci-budget.md). Each lane writes build/test-<configuration>/build.log and
 # ctest.log, and its status to lane-status.
