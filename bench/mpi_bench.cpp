@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
              tensorops::mpi::reduce(sin, tensorops::mpi::sharded_view<float>(tensorops::tensor_view<float>(row_sums.data(), {rows, 1}), 0, offset, global_rows, MPI_COMM_WORLD),
                                     tensorops::reduce_function::sum, across);
          }},
-        {"reduce SUM f32 over the sharded axis (the tensor gathered)",
+        {"reduce SUM f32 over the sharded axis (units where their rows are)",
          [&] { tensorops::reduce(in, tensorops::tensor_view<float>(column_sums.data(), {1, columns}), tensorops::reduce_function::sum, down); },
          [&] { tensorops::mpi::reduce(sin, tensorops::tensor_view<float>(column_sums.data(), {1, columns}), tensorops::reduce_function::sum, down); }},
         {"reduce SUM int32 over the sharded axis (exact partials)",

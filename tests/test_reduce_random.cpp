@@ -72,13 +72,15 @@ TEMPLATE_LIST_TEST_CASE("reduce: outer layout past the panel width, the cascade 
     }
 }
 
-// Rows reduced over an outer axis are folded two at a time — block u of 128 rows beside block u + half of the line,
-// row i of one with row i of the other — once those halves lie at least 2 MiB apart (ops/detail/reduce/outer.hpp, row_units):
-// odd block counts (the middle block alone), partner blocks cut short (the rest of their partners' rows alone),
-// back-to-back rows of 2 KiB fused two at a time with one row left over ([1541, 2048 bytes]: 770 fused rows, 7 blocks,
-// halves exactly 2 MiB apart), rows of 4112 bytes (not fused), rows of 16 KiB and a lane, wider than a panel, with a
-// partial vector at the end. Every function against the reference, each on one of the shapes (float16: on two; in
-// sanitised builds fewer), for element types of every width and float16 (whose lanes are wider than its elements).
+// Rows reduced over an outer axis are folded two at a time once blocks of 128 rows lie at least 2 MiB apart
+// (ops/detail/reduce/outer.hpp, row_units): in windows of 2 · d blocks, block j beside block j + d (d the fewest blocks
+// 2 MiB apart), row i of one with row i of the other. Back-to-back rows of 2 KiB fused two at a time with one row left
+// over ([1541, 2048 bytes]: 770 fused rows, 7 blocks, d = 4: one window cut short, three pairs, the last partner cut
+// short, the middle block alone); rows of 8200 bytes (not fused; 790 rows, 7 blocks, d = 2: a whole window, then one
+// of three blocks — a pair whose partner is cut short and a block alone); rows of 16 KiB and a lane, wider than a
+// panel, with a partial vector at the end (d = 1: a window, and a block alone). Every function against the reference,
+// each on one of the shapes (float16: on two; in sanitised builds fewer), for element types of every width and float16
+// (whose lanes are wider than its elements).
 TEMPLATE_TEST_CASE("reduce: rows over an outer axis folded in far-apart pairs, against the reference", "", tensorops::float16,
                    float, double, std::int32_t, std::uint8_t) {
     using T = TestType;
@@ -87,7 +89,11 @@ TEMPLATE_TEST_CASE("reduce: rows over an outer axis folded in far-apart pairs, a
     struct pair_case {
         std::size_t rows, columns, fused;
     };
-    const pair_case cases[] = {{1541, 2048 / sizeof(T), 2}, {773, 4112 / sizeof(T), 1}, {260, 16384 / sizeof(T) + 1, 1}};
+    struct windows {
+        std::size_t distance, units;
+    };
+    const pair_case cases[] = {{1541, 2048 / sizeof(T), 2}, {790, 8200 / sizeof(T), 1}, {260, 16384 / sizeof(T) + 1, 1}};
+    const windows planned[] = {{4, 4}, {2, 4}, {1, 2}};
     for (std::size_t case_index = 0; case_index < std::size(cases); ++case_index) {
         const auto& c = cases[case_index];
         const std::vector<std::size_t> sizes{c.rows, c.columns};
@@ -95,7 +101,9 @@ TEMPLATE_TEST_CASE("reduce: rows over an outer axis folded in far-apart pairs, a
         // The kernel fuses and pairs these rows as described (in a build with the vector kernels, which the plan is for).
         const auto plan = tensorops::detail::row_units::of_line<T>(c.columns, c.rows, static_cast<std::ptrdiff_t>(c.columns));
         CHECK(plan.fuse == c.fused);
-        CHECK(plan.paired);
+        CHECK(plan.paired());
+        CHECK(plan.distance == planned[case_index].distance);
+        CHECK(plan.units == planned[case_index].units);
         for (std::size_t function_index = 0; function_index < std::size(value_functions); ++function_index) {
             if (std::is_integral_v<T> && !integer_capable(value_functions[function_index])) continue;
             // float16 (paired first, and the slowest kernel to pair) on two of the shapes, the other types on one.
@@ -145,7 +153,7 @@ TEMPLATE_TEST_CASE("reduce: lines of few rows and of wide rows keep the panel wa
         }
         const auto plan = d::row_units::of_line<T>(c.columns, c.rows, static_cast<std::ptrdiff_t>(c.pitch));
         CHECK(plan.fuse == 1);
-        CHECK(!plan.paired);
+        CHECK(!plan.paired());
         iter::loop_nest<2> group;
         group.rank = 1;
         group.sizes[0] = c.rows;

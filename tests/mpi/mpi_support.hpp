@@ -62,6 +62,7 @@ std::string type_name() {
     if constexpr (std::is_same_v<T, double>) return "float64";
     else if constexpr (std::is_same_v<T, float>) return "float32";
     else if constexpr (std::is_same_v<T, float16>) return "float16";
+    else if constexpr (std::is_same_v<T, tensorops::bfloat16>) return "bfloat16";
     else return std::string(std::is_signed_v<T> ? "int" : "uint") + std::to_string(8 * sizeof(T));
 }
 

@@ -25,6 +25,10 @@ inline std::vector<std::size_t> reduce_shape(context& c) {
 }
 
 template <class T, class I>
+void reduce_case(context& c, tensorops::thread_pool& pool, const std::vector<std::size_t>& global, std::size_t sharded, const std::vector<std::size_t>& axes,
+                 tensorops::reduce_function function);
+
+template <class T, class I>
 void reduce_trial(context& c, tensorops::thread_pool& pool) {
     const std::vector<std::size_t> global = reduce_shape(c);
     const std::size_t rank = global.size();
@@ -38,7 +42,6 @@ void reduce_trial(context& c, tensorops::thread_pool& pool) {
             if (d + 1 == rank || c.chance(0.5)) axes.push_back(d);
     }
     if (c.chance(0.5)) std::shuffle(axes.begin(), axes.end(), c.random);
-    const bool whole = std::find(axes.begin(), axes.end(), sharded) != axes.end();
     constexpr bool floating = !std::is_integral_v<T>;
     std::vector<tensorops::reduce_function> functions = {tensorops::reduce_function::argmax, tensorops::reduce_function::argmin,
                                                          tensorops::reduce_function::l1,     tensorops::reduce_function::max,
@@ -48,7 +51,40 @@ void reduce_trial(context& c, tensorops::thread_pool& pool) {
         for (auto f : {tensorops::reduce_function::average, tensorops::reduce_function::l2, tensorops::reduce_function::log_sum,
                        tensorops::reduce_function::log_sum_exp})
             functions.push_back(f);
-    const auto function = functions[c.uniform(0, functions.size() - 1)];
+    reduce_case<T, I>(c, pool, global, sharded, axes, functions[c.uniform(0, functions.size() - 1)]);
+}
+
+/// Lines of rows reduced over them, the rows sharded (tensorops/mpi/detail/reduce_rows.hpp: the outer kernel's units
+/// folded where their rows are, the rows of a window cut by a shard's end exchanged, the running rows combined along
+/// the ranks): rows of 8 KiB (blocks paired two apart in windows of four: two windows and a block), of 16 KiB and a
+/// lane (wider than a panel; paired neighbours), of 2 KiB fused two at a time with a row left over (three lone blocks
+/// between pairs), of 256 B fused sixteen at a time (three unpaired blocks, eight rows left over), two leading axes
+/// reduced whose rows the shards cut inside a fused row, and three kept axes. Random shards (empty and single-row ones
+/// included), every function that walks those units, and now and then one that is gathered instead.
+template <class T>
+void line_of_rows_trial(context& c, tensorops::thread_pool& pool) {
+    const std::size_t bytes = sizeof(T);
+    const std::vector<std::vector<std::size_t>> shapes = {
+        {1100, 8192 / bytes + 8 / bytes}, {300, 16384 / bytes + 1}, {1301, 2048 / bytes}, {5000, 256 / bytes}, {20, 65, 1200 / bytes}, {30000 / bytes, 3, 7}};
+    const std::size_t leading[] = {1, 1, 1, 1, 2, 1};
+    const std::size_t which = c.uniform(0, shapes.size() - 1);
+    std::vector<std::size_t> axes;
+    for (std::size_t d = 0; d < leading[which]; ++d) axes.push_back(d);
+    if (c.chance(0.5)) std::reverse(axes.begin(), axes.end());
+    const tensorops::reduce_function functions[] = {tensorops::reduce_function::sum,     tensorops::reduce_function::sum_square,
+                                                    tensorops::reduce_function::l1,      tensorops::reduce_function::l2,
+                                                    tensorops::reduce_function::average, tensorops::reduce_function::log_sum,
+                                                    tensorops::reduce_function::max,     tensorops::reduce_function::min,
+                                                    tensorops::reduce_function::multiply, tensorops::reduce_function::log_sum_exp};
+    reduce_case<T, std::int64_t>(c, pool, shapes[which], 0, axes, functions[c.chance(0.9) ? c.uniform(0, 7) : c.uniform(8, 9)]);
+}
+
+/// One call of a sharded reduction (reduce, or argmax / argmin for those functions) of a random tensor of `global`
+/// sizes sharded along `sharded` at random, against the single-process call on the whole, bit for bit.
+template <class T, class I>
+void reduce_case(context& c, tensorops::thread_pool& pool, const std::vector<std::size_t>& global, std::size_t sharded, const std::vector<std::size_t>& axes,
+                 tensorops::reduce_function function) {
+    const bool whole = std::find(axes.begin(), axes.end(), sharded) != axes.end();
     const bool arg = function == tensorops::reduce_function::argmax || function == tensorops::reduce_function::argmin;
     const auto direction = c.chance(0.5) ? tensorops::axis_direction::increasing : tensorops::axis_direction::decreasing;
     const int root = c.chance(0.5) ? -1 : static_cast<int>(c.uniform(0, static_cast<std::size_t>(c.ranks) - 1));
@@ -139,7 +175,15 @@ int main(int argc, char** argv) {
     return mpi_test::run_trials(
         argc, argv, "test_mpi_reduce", 80,
         [](mpi_test::context& c, tensorops::thread_pool& pool) {
-            switch (c.uniform(0, 5)) {  // the integers: MPI's own reductions (wrapping, signed and unsigned extremes)
+            switch (c.uniform(0, 6)) {  // the integers: MPI's own reductions (wrapping, signed and unsigned extremes)
+                case 6:
+                    switch (c.uniform(0, 3)) {
+                        case 0: mpi_test::line_of_rows_trial<float>(c, pool); break;
+                        case 1: mpi_test::line_of_rows_trial<tensorops::float16>(c, pool); break;
+                        case 2: mpi_test::line_of_rows_trial<double>(c, pool); break;
+                        default: mpi_test::line_of_rows_trial<tensorops::bfloat16>(c, pool); break;
+                    }
+                    break;
                 case 0: mpi_test::reduce_trial<float, std::int64_t>(c, pool); break;
                 case 1: mpi_test::reduce_trial<double, std::uint32_t>(c, pool); break;
                 case 2: mpi_test::reduce_trial<tensorops::float16, std::int32_t>(c, pool); break;

@@ -11,10 +11,17 @@
 //     follow the kernel's order), with the sharded axis kept: locally too when the shard is a piece of the global nest
 //     (shard_is_a_piece: every axis before the sharded one kept, a reduced axis after it — reducing the rows of a
 //     row-sharded matrix, say), since the library computes every output of such a piece exactly as in the whole nest;
+//   - with the sharded axis reduced, when the global call is the outer kernel's walk of one line of rows (the sharded
+//     axis first, the reduced axes the leading ones, the kept ones at least two elements: the rows of a row-sharded
+//     matrix reduced into one row, say) and the function keeps that walk's units (floating sums, norms, averages,
+//     LOG_SUM, MAX, MIN): each rank folds the units whose rows it holds, the rows of the one window its shard's end
+//     cuts received from the ranks after it, and the units' running rows are combined in order along the ranks
+//     (detail/reduce_rows.hpp): communication bounded by a window of rows and two rows of accumulators per rank;
 //   - else the global tensor is gathered (on every rank, or on the root) and reduced there. Correct and bit-identical,
-//     but its communication and memory grow with the tensor: the sharded axis reduced, a reduced axis before the
-//     sharded one, or the sharded axis within the innermost kept dimension (the shard's columns would be cut out of
-//     the vector lanes where the global call's are not). bench/mpi.md: the model and what comes next.
+//     but its communication and memory grow with the tensor: floating products and LOG_SUM_EXP over the sharded axis,
+//     other layouts with the sharded axis reduced, a reduced axis before the sharded one, or the sharded axis within the
+//     innermost kept dimension (the shard's columns would be cut out of the vector lanes where the global call's are
+//     not). bench/mpi.md: the model and what comes next.
 #pragma once
 
 #include "detail/mpi_c.hpp"
@@ -32,6 +39,7 @@
 #include "cumulative.hpp"
 #include "detail/gather.hpp"
 #include "detail/reduce_parts.hpp"
+#include "detail/reduce_rows.hpp"
 #include "sharded.hpp"
 
 namespace tensorops::mpi {
@@ -261,6 +269,25 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
             return;
         }
     }
+    if constexpr (std::is_same_v<T, U> && !std::is_integral_v<T>) {
+        // A line of rows reduced over them (the rows of a row-sharded matrix, say): the outer kernel's units where their
+        // rows are, combined along the ranks (detail/reduce_rows.hpp). Not for floating products (one running row
+        // through the whole line) nor LOG_SUM_EXP (a kernel family of its own): those are gathered below.
+        line_of_rows line;
+        if (is_a_line_of_rows<T>(sh, axes, line)) {
+            bool done = false;
+            tensorops::detail::visit_reduction<T>(function, [&]<class K>(const auto& policy) {
+                using R = std::remove_cvref_t<decltype(policy)>;
+                if constexpr (R::row_blocks && std::is_same_v<K, T>) {
+                    std::vector<T> result(receives ? line.width : 0);
+                    reduce_line_of_rows(exec, sh, input.comm(), in.data, line, result.data(), root, policy);
+                    if (receives && !output.empty()) unpack_into(result.data(), output);
+                    done = true;
+                }
+            });
+            if (done) return;
+        }
+    }
     const std::vector<T> global = gather_global<T>(input.comm(), sh, in.data, root);
     if (!receives || output.empty()) return;
     const std::span<const std::size_t> global_sizes(sh.global.data(), sh.rank_dims);
@@ -300,7 +327,8 @@ void reduce(sharded_view<In> input, sharded_view<U> output, reduce_function func
 /// any number of ranks, shard sizes and executor. Communication: integer SUM, MULTIPLY, L1, SUM_SQUARE, MAX, MIN
 /// (fixed-width integer types) one MPI allreduce (or reduce) of one partial per output; ARGMAX / ARGMIN an allgather
 /// (or gather) of one candidate per output per rank — whatever the size of the sharded axis; the floating
-/// functions gather the tensor (see the file comment). Errors as the sharded-output form, with the sharded axis
+/// functions but MULTIPLY and LOG_SUM_EXP over leading axes, the sharded one first, the rows its shard's end cuts and
+/// two rows of accumulators; else they gather the tensor (see the file comment). Errors as the sharded-output form, with the sharded axis
 /// required among `axes` and `where.root` a rank of the communicator or -1.
 template <class E, class In, class U>
     requires executor<std::remove_reference_t<E>> && detail::sharded_reduce_element<std::remove_const_t<In>> && element<U>

@@ -77,6 +77,80 @@ void run_reduction(const executor_ref& exec, const reduce_plan<2>& plan, const t
     run_reduce_on(exec, reinterpret_cast<const K*>(input.data()), reinterpret_cast<K*>(output.data()), plan.nest, plan.reduced, plan.count, r);
 }
 
+/// Calls visit.template operator()<K>(policy) with the policy (reductions.hpp) that computes `function` for elements
+/// of type T and the element type K its kernels run on: T, or for the wrapping sums, squares and products of a signed
+/// integer its unsigned type (wrapping_kernel_t: the same bits). Every function but LOG_SUM_EXP (a kernel family of
+/// its own), ARGMAX and ARGMIN; for a function T does not support (the checks of reduce_values), nothing is called.
+/// Returns whether visit was called. What reduce_values runs, and what tensorops::mpi follows to compute the same bits.
+template <class T, class Visit>
+bool visit_reduction(reduce_function function, Visit&& visit) {
+    constexpr bool floating = floating_element<T>;
+    using lift = lift_kind;
+    using finish = finish_kind;
+    using W = wrapping_kernel_t<T>;  // sums, squares and products of int32 run on uint32's kernels
+    switch (function) {
+        case reduce_function::sum:
+            if constexpr (additive<T>) {
+                visit.template operator()<W>(sum_reduction<W, lift::value, finish::value>{});
+                return true;
+            }
+            break;
+        case reduce_function::sum_square:
+            if constexpr (additive<T> && multiplicative<T>) {
+                visit.template operator()<W>(sum_reduction<W, lift::square, finish::value>{});
+                return true;
+            }
+            break;
+        case reduce_function::l1:
+            if constexpr (std::is_unsigned_v<T>) {  // |x| = x: the SUM kernel
+                visit.template operator()<T>(sum_reduction<T, lift::value, finish::value>{});
+                return true;
+            } else if constexpr (std::is_arithmetic_v<T> || narrow_float<T>) {
+                visit.template operator()<T>(sum_reduction<T, lift::absolute, finish::value>{});
+                return true;
+            }
+            break;
+        case reduce_function::l2:
+            if constexpr (floating) {
+                visit.template operator()<T>(sum_reduction<T, lift::square, finish::square_root>{});
+                return true;
+            }
+            break;
+        case reduce_function::average:
+            if constexpr (floating) {
+                visit.template operator()<T>(sum_reduction<T, lift::value, finish::mean>{});
+                return true;
+            }
+            break;
+        case reduce_function::log_sum:
+            if constexpr (floating) {
+                visit.template operator()<T>(sum_reduction<T, lift::value, finish::logarithm>{});
+                return true;
+            }
+            break;
+        case reduce_function::multiply:
+            if constexpr (multiplicative<T>) {
+                visit.template operator()<W>(product_reduction<W>{});
+                return true;
+            }
+            break;
+        case reduce_function::max:
+            if constexpr (totally_ordered_element<T>) {
+                visit.template operator()<T>(extreme_reduction<T, true>{});
+                return true;
+            }
+            break;
+        case reduce_function::min:
+            if constexpr (totally_ordered_element<T>) {
+                visit.template operator()<T>(extreme_reduction<T, false>{});
+                return true;
+            }
+            break;
+        default: break;
+    }
+    return false;
+}
+
 template <class T>
 void reduce_values(const executor_ref& exec, const tensor_view<const T>& input, const tensor_view<T>& output, reduce_function function,
                    std::span<const std::size_t> axes) {
@@ -125,45 +199,11 @@ void reduce_values(const executor_ref& exec, const tensor_view<const T>& input, 
         fill_empty_groups(function, output);
         return;
     }
-    using lift = lift_kind;
-    using finish = finish_kind;
-    using W = wrapping_kernel_t<T>;  // sums, squares and products of int32 run on uint32's kernels
-    switch (function) {
-        case reduce_function::sum:
-            if constexpr (additive<T>) run_reduction<W>(exec, plan, input, output, sum_reduction<W, lift::value, finish::value>{});
-            break;
-        case reduce_function::sum_square:
-            if constexpr (additive<T> && multiplicative<T>) run_reduction<W>(exec, plan, input, output, sum_reduction<W, lift::square, finish::value>{});
-            break;
-        case reduce_function::l1:
-            if constexpr (std::is_unsigned_v<T>)  // |x| = x: the SUM kernel
-                run_reduction<T>(exec, plan, input, output, sum_reduction<T, lift::value, finish::value>{});
-            else if constexpr (std::is_arithmetic_v<T> || narrow_float<T>)
-                run_reduction<T>(exec, plan, input, output, sum_reduction<T, lift::absolute, finish::value>{});
-            break;
-        case reduce_function::l2:
-            if constexpr (floating) run_reduction<T>(exec, plan, input, output, sum_reduction<T, lift::square, finish::square_root>{});
-            break;
-        case reduce_function::average:
-            if constexpr (floating) run_reduction<T>(exec, plan, input, output, sum_reduction<T, lift::value, finish::mean>{});
-            break;
-        case reduce_function::log_sum:
-            if constexpr (floating) run_reduction<T>(exec, plan, input, output, sum_reduction<T, lift::value, finish::logarithm>{});
-            break;
-        case reduce_function::log_sum_exp:
-            if constexpr (floating) run_log_sum_exp_on(exec, input.data(), output.data(), plan.nest, plan.reduced, plan.count);
-            break;
-        case reduce_function::multiply:
-            if constexpr (multiplicative<T>) run_reduction<W>(exec, plan, input, output, product_reduction<W>{});
-            break;
-        case reduce_function::max:
-            if constexpr (totally_ordered_element<T>) run_reduction<T>(exec, plan, input, output, extreme_reduction<T, true>{});
-            break;
-        case reduce_function::min:
-            if constexpr (totally_ordered_element<T>) run_reduction<T>(exec, plan, input, output, extreme_reduction<T, false>{});
-            break;
-        default: break;
+    if (function == reduce_function::log_sum_exp) {
+        if constexpr (floating) run_log_sum_exp_on(exec, input.data(), output.data(), plan.nest, plan.reduced, plan.count);
+        return;
     }
+    visit_reduction<T>(function, [&]<class K>(const auto& policy) { run_reduction<K>(exec, plan, input, output, policy); });
 }
 
 /// reduce_values<T> through the compiled library (ops/detail/compiled.hpp): declared here, defined in src/routes.hpp.

@@ -30,8 +30,8 @@ namespace tensorops::detail {
 // a narrow tile of columns down all the rows with the accumulators in registers, cutting rows into 256-lane panels,
 // and four rows at a time combined with each other before the accumulator — four pages read at once — all measured
 // slower than one row at a time: not kept.) One refinement: the rows of a long line are folded two at a time, one
-// accumulator load and store for both — a row of the line's first half with the same row of its second half, two
-// streams far apart (row_units); neighbouring rows read that way are slower from memory (the figures of this
+// accumulator load and store for both — a row of one block with the same row of the block far_pair_bytes or more
+// after it, two streams far apart (row_units); neighbouring rows read that way are slower from memory (the figures of this
 // paragraph: bench/journal/notes-reduce-and-log-sum-exp.md). Rows wider than a panel — what fits in
 // outer_row_budget bytes of accumulator rows — are cut into panels, each walked over all the rows; for a group of one
 // line (functions with row blocks), such wide rows are walked in stretches of outer_stretch_bytes with the running row
@@ -119,18 +119,19 @@ inline constexpr std::size_t rows_in_turn = std::max<std::size_t>(1, 2 * sizeof(
 /// running ∘= unit `unit` of `plan` (row_units) of the line of rows from x, `lanes` lanes of each (fused) row. `in_turn`:
 /// the rows that are not paired rows_in_turn at a time (fold_rows_in_turn: the same operations in the same order, for
 /// one load and store of the accumulator per group; the groups' rows lie a row apart, so only for wide rows — neighbouring
-/// narrow rows read together are slower, see row_units).
+/// narrow rows read together are slower, see row_units). `origin`: x points at the line's element `origin`, not its
+/// first (a piece of the line holding the unit's rows: visit i at x + i · visit_step − origin).
 template <class T, class R>
 void fold_unit(const T* x, std::size_t lanes, const row_units& plan, std::size_t unit, simd::compute_t<T>* running, const R& r,
-               bool in_turn = false) {
+               bool in_turn = false, std::ptrdiff_t origin = 0) {
     const std::ptrdiff_t step = plan.visit_step;
     const std::ptrdiff_t ahead = simd::rows_ahead_bytes<T>(step);
-    const std::size_t first = unit * cascade_block, end = std::min(plan.visits, first + cascade_block);
-    const T* row = x + static_cast<std::ptrdiff_t>(first) * step;
+    const std::size_t first = plan.first_block(unit) * cascade_block, end = std::min(plan.visits, first + cascade_block);
+    const T* row = x + (static_cast<std::ptrdiff_t>(first) * step - origin);
     std::size_t i = first;
-    if (const std::size_t partner = (unit + plan.units) * cascade_block; plan.paired && partner < plan.visits) {
+    if (const std::size_t partner = plan.partner_block(unit) * cascade_block; partner < plan.visits) {
         const std::size_t pairs = std::min(plan.visits, partner + cascade_block) - partner;
-        const T* other = x + static_cast<std::ptrdiff_t>(partner) * step;
+        const T* other = x + (static_cast<std::ptrdiff_t>(partner) * step - origin);
         for (std::size_t k = 0; k < pairs; ++k, ++i, row += step, other += step) fold_row_pair(row, other, running, lanes, r, ahead);
     }
     if (in_turn) {
@@ -146,17 +147,18 @@ void fold_unit(const T* x, std::size_t lanes, const row_units& plan, std::size_t
 }
 
 /// running ∘= the rows of a line of `n` rows (`step` apart, `w` lanes each) that fusing them `fuse` at a time left
-/// over: the last n mod fuse rows, one at a time into the running row's first w lanes.
+/// over: the last n mod fuse rows, one at a time into the running row's first w lanes. `origin` as fold_unit's.
 template <class T, class R>
 void fold_rows_left_over(const T* x, std::size_t n, std::ptrdiff_t step, std::size_t fuse, std::size_t w, simd::compute_t<T>* running,
-                         const R& r) {
-    const T* row = x + static_cast<std::ptrdiff_t>(n - n % fuse) * step;
+                         const R& r, std::ptrdiff_t origin = 0) {
+    const T* row = x + (static_cast<std::ptrdiff_t>(n - n % fuse) * step - origin);
     for (std::size_t i = n - n % fuse; i < n; ++i, row += step) fold_row(row, running, w, r, simd::rows_ahead_bytes<T>(step));
 }
 
 /// The outer kernel's last two levels: running rows added in order to a block row, which joins the total row every
 /// cascade_block of them (reduce_rows' comment). `block` and `total` are rows of `lanes` lanes, set to the identity.
 template <class T, class R>
+/// `in_block`: running rows already in `block` (a combination continued from where another left it: tensorops::mpi).
 struct unit_combiner {
     using C = simd::compute_t<T>;
     C* block;

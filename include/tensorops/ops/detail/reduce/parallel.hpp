@@ -18,16 +18,46 @@
 
 namespace tensorops::detail {
 
+/// The running rows of units [first, end) of `plan` (row_units), a line of `n` rows of `width` columns from x: unit u's
+/// at partial + (u − first) · fuse · width, each computed as reduce_rows computes it — a panel at a time in a row on the
+/// piece's stack, in L1, from the identity, the last unit of the line with the rows fusing left over
+/// (fold_rows_left_over) — in pieces of whole units on the executor. `origin` as fold_unit's: x may point into the
+/// line (a piece holding those units' rows). Each thread streams whole rows, which the hardware prefetchers follow
+/// (cutting the rows between threads instead measured slower: not kept). `bytes`: the input's size, to choose the pieces.
+template <class T, class R>
+void unit_running_rows(const executor_ref& exec, const T* x, std::ptrdiff_t origin, const row_units& plan, std::size_t width, std::size_t n,
+                       std::size_t first, std::size_t end, simd::compute_t<T>* partial, std::size_t bytes, const R& r) {
+    using C = simd::compute_t<T>;
+    const C identity = static_cast<C>(r.identity());
+    const std::size_t fuse = plan.fuse, lanes = fuse * width, units = end - first;
+    const std::ptrdiff_t step = plan.visit_step / static_cast<std::ptrdiff_t>(fuse);
+    if (units == 0) return;
+    const std::size_t pieces = std::min(units, wanted_pieces(exec, bytes));
+    exec.parallel_for(pieces, [&](std::size_t piece) {
+        accumulator_rows<C, 1> running_row;  // in L1: a panel of the running row, stored into `partial` once folded
+        C* const running = running_row.row(0);
+        const std::size_t piece_end = first + piece_begin(piece + 1, pieces, units, exec.concurrency());
+        for (std::size_t u = first + piece_begin(piece, pieces, units, exec.concurrency()); u < piece_end; ++u) {
+            for (std::size_t start = 0; start < lanes; start += running_row.panel) {
+                const std::size_t w = std::min(running_row.panel, lanes - start);
+                fill_row(running, w, identity);
+                fold_unit(x + start, w, plan, u, running, r, false, origin);
+                // Rows left over only where rows are fused (fuse > 1), and fused rows fit one panel: as reduce_rows.
+                if (fuse > 1 && u + 1 == plan.units) fold_rows_left_over(x, n, step, fuse, width, running, r, origin);
+                std::copy(running, running + w, partial + (u - first) * lanes + start);
+            }
+        }
+    });
+}
+
 /// reduce_rows for a group of one line of `n` rows, `step` apart, on an executor: the line's row_units (the same
-/// as reduce_rows', fused rows included) are shared out in pieces of whole units (piece_begin), each unit's running row
-/// computed exactly as reduce_rows computes it — a panel at a time in a row on the piece's stack, in L1 — and stored
-/// into `partial`; then the calling thread combines the running rows in order, as reduce_rows does (unit_combiner).
-/// Every output is therefore bit-identical to reduce_rows'. Each thread streams whole rows, which the hardware
-/// prefetchers follow (cutting the rows between threads instead measured slower: not kept). Memory: one
-/// row of accumulators per unit (1/128 of the input for f32). Returns false, having done nothing, for a line of fewer
-/// than two units. (The running rows had been folded in `partial` itself, filled by the calling thread before the
-/// pieces, so that the other thread's first fold of each unit read its row from the caller's cache. Folding on the
-/// stack measured neither faster nor slower, and is kept for the serial fill it removes: the figures in
+/// as reduce_rows', fused rows included) are shared out in pieces of whole units (unit_running_rows), each unit's
+/// running row stored into `partial`; then the calling thread combines the running rows in order, as reduce_rows does
+/// (unit_combiner). Every output is therefore bit-identical to reduce_rows'. Memory: one row of accumulators per unit
+/// (1/128 of the input for f32). Returns false, having done nothing, for a line of fewer than two units. (The running
+/// rows had been folded in `partial` itself, filled by the calling thread before the pieces, so that the other
+/// thread's first fold of each unit read its row from the caller's cache. Folding on the stack measured neither
+/// faster nor slower, and is kept for the serial fill it removes: the figures in
 /// bench/journal/notes-reduce-and-log-sum-exp.md.)
 template <class T, class R>
 bool reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_t width, std::size_t n, std::ptrdiff_t step,
@@ -40,22 +70,7 @@ bool reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_
     const std::size_t lanes = fuse * width;
     // Each unit's running row, written whole by the piece that folds it (so left uninitialised here).
     const auto partial = std::make_unique_for_overwrite<C[]>(plan.units * lanes);
-    const std::size_t pieces = std::min(plan.units, wanted_pieces(exec, n * width * sizeof(T)));
-    exec.parallel_for(pieces, [&](std::size_t piece) {
-        accumulator_rows<C, 1> running_row;  // in L1: a panel of the running row, stored into `partial` once folded
-        C* const running = running_row.row(0);
-        const std::size_t end = piece_begin(piece + 1, pieces, plan.units, exec.concurrency());
-        for (std::size_t u = piece_begin(piece, pieces, plan.units, exec.concurrency()); u < end; ++u) {
-            for (std::size_t start = 0; start < lanes; start += running_row.panel) {
-                const std::size_t w = std::min(running_row.panel, lanes - start);
-                fill_row(running, w, identity);
-                fold_unit(x + start, w, plan, u, running, r);
-                // Rows left over only where rows are fused (fuse > 1), and fused rows fit one panel: as reduce_rows.
-                if (fuse > 1 && u + 1 == plan.units) fold_rows_left_over(x, n, step, fuse, width, running, r);
-                std::copy(running, running + w, partial.get() + u * lanes + start);
-            }
-        }
-    });
+    unit_running_rows(exec, x, 0, plan, width, n, 0, plan.units, partial.get(), n * width * sizeof(T), r);
     accumulator_rows<C, 2> rows;  // block, total
     for (std::size_t start = 0; start < width; start += rows.panel) {  // panels of outputs (with fused rows, one)
         const std::size_t w = std::min(rows.panel, width - start);

@@ -1,0 +1,222 @@
+// tensorops/mpi/detail/reduce_rows.hpp — a floating reduction over the sharded axis when the global call is the outer
+// kernel's walk of one line of rows ([n rows, w columns] reduced over its rows, the rows sharded): each rank folds the
+// units of that walk whose rows it holds, and the units' running rows are combined in order along the ranks.
+//
+// Why this gives the single process's bits: the outer kernel (ops/detail/reduce/outer.hpp) fixes its order of
+// operations by the global line alone — units of rows (row_units: blocks of cascade_block rows, paired within
+// windows of a few MiB), each folded into a running row from the identity, the running rows then combined in unit
+// order (unit_combiner: a block row, a total row). Here unit u is folded by the rank that holds its first row: from its
+// shard when the unit's rows end there, else from a copy of its rows to the end of the unit, the rows past the shard
+// received from the ranks that hold them — only the units of the window the shard's end cuts, and the rows fusing left
+// over at the line's end (at most one window and a few rows per rank, whatever n). Then the combination runs along
+// the ranks in rank order: each receives the combiner's state (block row, total row, rows in the block) from the rank
+// before, adds its units' running rows, passes it on; the last rank finishes the outputs and sends them out.
+// Communication per rank: the rows its window needs (bounded by the window, not by the tensor's length), two rows of
+// accumulators along the chain, and the outputs.
+#pragma once
+
+#include "mpi_c.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include "../../exec/executor.hpp"
+#include "../../ops/detail/compiled.hpp"
+#include "../../ops/detail/reduce/outer.hpp"
+#include "../../ops/detail/reduce/parallel.hpp"
+#include "../../ops/detail/reduce/row_units.hpp"
+#include "../../ops/detail/tuning.hpp"
+#include "../../simd/pack.hpp"
+#include "../sharded.hpp"
+#include "collectives.hpp"
+
+namespace tensorops::mpi::detail {
+
+/// The global reduction as one line of rows: `n` rows of `width` contiguous columns, rank q's rows
+/// [rows_per_index · offset_q, rows_per_index · (offset_q + count_q)).
+struct line_of_rows {
+    std::size_t n = 0, width = 0, rows_per_index = 0;
+};
+
+/// Whether reducing the packed global tensor over `axes` (the sharded axis among them) is, for element type T, the
+/// outer kernel's walk of one line of rows that this file computes: the sharded axis is axis 0, the reduced axes are
+/// the leading ones [0, k) and the kept ones [k, rank) hold at least two elements (so the planned nest is [n, width]
+/// over its rows, the outer layout), the walk has two units or more, a build with the vector kernels, T's operators header-only (a compiled
+/// library chooses its kernels' instruction set at run time). Sizes are the global ones: the same verdict on every rank.
+template <class T>
+[[nodiscard]] bool is_a_line_of_rows(const sharding& sh, std::span<const std::size_t> axes, line_of_rows& line) {
+    if constexpr (!simd::vectorized || tensorops::detail::compiled_element<T>) {
+        return false;
+    } else {
+        if (sh.axis != 0 || axes.empty() || axes.size() >= sh.rank_dims) return false;
+        for (std::size_t d = 0; d < axes.size(); ++d)
+            if (std::find(axes.begin(), axes.end(), d) == axes.end()) return false;
+        std::size_t n = 1, width = 1;
+        for (std::size_t d = 0; d < axes.size(); ++d) n *= sh.global[d];
+        for (std::size_t d = axes.size(); d < sh.rank_dims; ++d) width *= sh.global[d];
+        // At least two units: a line of fewer rows takes one unit, or a few-row kernel (reduce_rows).
+        if (n < 2 || width < 2 || tensorops::detail::row_units::of_line<T>(width, n, static_cast<std::ptrdiff_t>(width)).units < 2) return false;
+        line = {n, width, n / sh.global[0]};
+        return true;
+    }
+}
+
+/// Where each rank's rows and units lie in the walk of `plan` over `line` (the same table on every rank).
+struct unit_owners {
+    std::vector<std::size_t> rows_begin, rows_end;    // rank q's rows
+    std::vector<std::size_t> units_begin;             // rank q's units [units_begin[q], units_begin[q + 1])
+    std::vector<std::size_t> needs_end, copy_begin;   // the rows q's units reach to; the first row of its first unit that reaches past its shard
+
+    [[nodiscard]] static std::size_t first_row(const tensorops::detail::row_units& plan, std::size_t unit) noexcept {
+        return plan.first_block(unit) * tensorops::detail::cascade_block * plan.fuse;
+    }
+    /// One past the last row of unit u (the last unit takes the rows fusing left over, to the line's end).
+    [[nodiscard]] static std::size_t end_row(const tensorops::detail::row_units& plan, std::size_t unit, std::size_t n) noexcept {
+        constexpr std::size_t B = tensorops::detail::cascade_block;
+        if (unit + 1 == plan.units) return n;
+        std::size_t end = std::min(plan.visits, (plan.first_block(unit) + 1) * B);
+        if (const std::size_t partner = plan.partner_block(unit); partner * B < plan.visits) end = std::min(plan.visits, (partner + 1) * B);
+        return end * plan.fuse;
+    }
+
+    unit_owners(const sharding& sh, const line_of_rows& line, const tensorops::detail::row_units& plan) {
+        const std::size_t ranks = sh.shards.size();
+        rows_begin.resize(ranks);
+        rows_end.resize(ranks);
+        units_begin.resize(ranks + 1);
+        needs_end.resize(ranks);
+        copy_begin.resize(ranks);
+        for (std::size_t q = 0; q < ranks; ++q) {
+            rows_begin[q] = sh.shards[q].offset * line.rows_per_index;
+            rows_end[q] = rows_begin[q] + sh.shards[q].count * line.rows_per_index;
+            // The first unit whose first row is at or after the shard's start (first rows rise with the unit).
+            std::size_t low = 0, high = plan.units;
+            while (low < high) {
+                const std::size_t mid = low + (high - low) / 2;
+                if (first_row(plan, mid) < rows_begin[q]) low = mid + 1;
+                else high = mid;
+            }
+            units_begin[q] = low;
+        }
+        units_begin[ranks] = plan.units;
+        for (std::size_t q = 0; q < ranks; ++q) {
+            needs_end[q] = rows_end[q];
+            copy_begin[q] = rows_end[q];
+            for (std::size_t u = units_begin[q]; u < units_begin[q + 1]; ++u) {
+                const std::size_t end = end_row(plan, u, line.n);
+                if (end <= rows_end[q]) continue;
+                needs_end[q] = std::max(needs_end[q], end);
+                copy_begin[q] = std::min(copy_begin[q], first_row(plan, u));
+            }
+        }
+    }
+};
+
+/// Sends every rank the rows past its shard that its units need (owners.needs_end), from the ranks that hold them, and
+/// receives this rank's into `copy` (rows [copy_begin, needs_end) of the line, the rows of its own shard among them
+/// copied from `shard`). Nonblocking, in messages of at most message_byte_limit bytes.
+template <class T>
+void exchange_unit_rows(MPI_Comm comm, const unit_owners& owners, std::size_t me, const T* shard, std::size_t width, std::vector<T>& copy) {
+    const std::size_t ranks = owners.rows_begin.size(), row_bytes = width * sizeof(T);
+    const std::size_t begin = owners.copy_begin[me], end = owners.needs_end[me];
+    copy.assign(end > begin ? (end - begin) * width : 0, T{});
+    if (end > begin && owners.rows_end[me] > begin)
+        std::memcpy(copy.data(), shard + (begin - owners.rows_begin[me]) * width, (owners.rows_end[me] - begin) * row_bytes);
+    std::vector<MPI_Request> requests;
+    const auto receive = [&](T* rows, std::size_t size, std::size_t from) {
+        auto* bytes = reinterpret_cast<unsigned char*>(rows);
+        for (std::size_t done = 0; done < size; done += message_byte_limit)
+            MPI_Irecv(bytes + done, byte_count(std::min(message_byte_limit, size - done)), MPI_BYTE, static_cast<int>(from), gather_tag, comm,
+                      &requests.emplace_back());
+    };
+    const auto send = [&](const T* rows, std::size_t size, std::size_t to) {
+        const auto* bytes = reinterpret_cast<const unsigned char*>(rows);
+        for (std::size_t done = 0; done < size; done += message_byte_limit)
+            MPI_Isend(bytes + done, byte_count(std::min(message_byte_limit, size - done)), MPI_BYTE, static_cast<int>(to), gather_tag, comm,
+                      &requests.emplace_back());
+    };
+    for (std::size_t q = 0; q < ranks; ++q) {
+        if (q == me) continue;
+        // Rows q holds that this rank needs; rows this rank holds that q needs (those lie past q's shard: q before it).
+        const std::size_t in_begin = std::max(owners.rows_begin[q], owners.rows_end[me]), in_end = std::min(owners.rows_end[q], end);
+        if (in_begin < in_end) receive(copy.data() + (in_begin - begin) * width, (in_end - in_begin) * row_bytes, q);
+        const std::size_t out_begin = std::max(owners.rows_begin[me], owners.rows_end[q]), out_end = std::min(owners.rows_end[me], owners.needs_end[q]);
+        if (out_begin < out_end) send(shard + (out_begin - owners.rows_begin[me]) * width, (out_end - out_begin) * row_bytes, q);
+    }
+    if (!requests.empty()) MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+}
+
+/// The global reduction of `line` (is_a_line_of_rows) by policy r, this rank's shard packed at `shard`: the `width`
+/// outputs into `result` on every rank (root < 0) or on `root` (result unused elsewhere). Bit for bit the outer kernel's
+/// outputs on the gathered line (the file comment says why). A collective: every rank calls it.
+template <class T, class R>
+void reduce_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_Comm comm, const T* shard, const line_of_rows& line, T* result,
+                         int root, const R& r) {
+    using C = simd::compute_t<T>;
+    namespace lib = tensorops::detail;
+    const lib::row_units plan = lib::row_units::of_line<T>(line.width, line.n, static_cast<std::ptrdiff_t>(line.width));
+    const unit_owners owners(sh, line, plan);
+    const std::size_t me = static_cast<std::size_t>(sh.here.rank), ranks = sh.shards.size();
+    const std::size_t lanes = plan.fuse * line.width, width = line.width;
+    std::vector<T> copy;
+    exchange_unit_rows(comm, owners, me, shard, width, copy);
+
+    // This rank's units' running rows: from the shard, or from the copy where a unit's rows reach past the shard.
+    const std::size_t first = owners.units_begin[me], end = owners.units_begin[me + 1];
+    const auto partial = std::make_unique_for_overwrite<C[]>((end - first) * lanes);
+    const std::size_t shard_bytes = (owners.rows_end[me] - owners.rows_begin[me]) * width * sizeof(T);
+    for (std::size_t u = first; u < end;) {
+        const bool copied = unit_owners::end_row(plan, u, line.n) > owners.rows_end[me];
+        std::size_t run_end = u + 1;
+        while (run_end < end && (unit_owners::end_row(plan, run_end, line.n) > owners.rows_end[me]) == copied) ++run_end;
+        const T* x = copied ? copy.data() : shard;
+        const std::size_t origin_row = copied ? owners.copy_begin[me] : owners.rows_begin[me];
+        lib::unit_running_rows(exec, x, static_cast<std::ptrdiff_t>(origin_row * width), plan, width, line.n, u, run_end, partial.get() + (u - first) * lanes,
+                               shard_bytes, r);
+        u = run_end;
+    }
+
+    // The combination along the ranks: block row, total row and the rows in the block, from the rank before.
+    const C identity = static_cast<C>(r.identity());
+    std::vector<unsigned char> state(2 * lanes * sizeof(C) + sizeof(std::size_t));
+    std::vector<C> block(lanes, identity), total(lanes, identity);
+    std::size_t in_block = 0;
+    const auto unpack_state = [&] {
+        std::memcpy(block.data(), state.data(), lanes * sizeof(C));
+        std::memcpy(total.data(), state.data() + lanes * sizeof(C), lanes * sizeof(C));
+        std::memcpy(&in_block, state.data() + 2 * lanes * sizeof(C), sizeof(std::size_t));
+    };
+    if (me > 0) {
+        receive_bytes(comm, state.data(), state.size(), static_cast<int>(me - 1), chain_tag);
+        unpack_state();
+    }
+    lib::unit_combiner<T, R> combiner{block.data(), total.data(), lanes, r, in_block};
+    for (std::size_t u = first; u < end; ++u) combiner.add(partial.get() + (u - first) * lanes);
+    const int last = static_cast<int>(ranks - 1);
+    std::vector<T> outputs(width);
+    if (me + 1 < ranks) {
+        std::memcpy(state.data(), block.data(), lanes * sizeof(C));
+        std::memcpy(state.data() + lanes * sizeof(C), total.data(), lanes * sizeof(C));
+        std::memcpy(state.data() + 2 * lanes * sizeof(C), &combiner.in_block, sizeof(std::size_t));
+        send_bytes(comm, state.data(), state.size(), static_cast<int>(me + 1), chain_tag);
+    } else {
+        lib::finish_segments(combiner.finish(), width, plan.fuse, outputs.data(), line.n, r);
+    }
+    // The outputs, from the last rank to every rank or to the root.
+    const std::size_t output_bytes = width * sizeof(T);
+    if (root < 0) {
+        for (std::size_t done = 0; done < output_bytes; done += message_byte_limit)
+            MPI_Bcast(reinterpret_cast<unsigned char*>(outputs.data()) + done, byte_count(std::min(message_byte_limit, output_bytes - done)), MPI_BYTE, last, comm);
+    } else if (root != last) {
+        if (sh.here.rank == last) send_bytes(comm, outputs.data(), output_bytes, root, gather_tag);
+        else if (sh.here.rank == root) receive_bytes(comm, outputs.data(), output_bytes, last, gather_tag);
+    }
+    if (root < 0 || root == sh.here.rank) std::copy(outputs.begin(), outputs.end(), result);
+}
+
+}  // namespace tensorops::mpi::detail
