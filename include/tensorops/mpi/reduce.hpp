@@ -13,12 +13,13 @@
 //     row-sharded matrix, say), since the library computes every output of such a piece exactly as in the whole nest;
 //   - with the sharded axis reduced, when the global call is the outer kernel's walk of one line of rows (the sharded
 //     axis first, the reduced axes the leading ones, the kept ones at least two elements: the rows of a row-sharded
-//     matrix reduced into one row, say) and the function keeps that walk's units (floating sums, norms, averages,
-//     LOG_SUM, MAX, MIN): each rank folds the units whose rows it holds, the rows of the one window its shard's end
-//     cuts received from the ranks after it, and the units' running rows are combined in order along the ranks
+//     matrix reduced into one row, say) and the function is not a floating product (whose one running row runs
+//     through the whole line): each rank folds the units whose rows it holds (the walk's units of rows for sums,
+//     norms, averages, LOG_SUM, MAX, MIN; LOG_SUM_EXP's blocks of rows), the rows of the one unit or window its shard's
+//     end cuts received from the ranks after it, and the units' results are combined in order along the ranks
 //     (detail/reduce_rows.hpp): communication bounded by a window of rows and two rows of accumulators per rank;
 //   - else the global tensor is gathered (on every rank, or on the root) and reduced there. Correct and bit-identical,
-//     but its communication and memory grow with the tensor: floating products and LOG_SUM_EXP over the sharded axis,
+//     but its communication and memory grow with the tensor: floating products over the sharded axis,
 //     other layouts with the sharded axis reduced, a reduced axis before the sharded one, or the sharded axis within the
 //     innermost kept dimension (the shard's columns would be cut out of the vector lanes where the global call's are
 //     not). bench/mpi.md: the model and what comes next.
@@ -270,11 +271,20 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
         }
     }
     if constexpr (std::is_same_v<T, U> && !std::is_integral_v<T>) {
-        // A line of rows reduced over them (the rows of a row-sharded matrix, say): the outer kernel's units where their
+        // A line of rows reduced over them (the rows of a row-sharded matrix, say): the outer kernels' units where their
         // rows are, combined along the ranks (detail/reduce_rows.hpp). Not for floating products (one running row
-        // through the whole line) nor LOG_SUM_EXP (a kernel family of its own): those are gathered below.
+        // through the whole line): those are gathered below.
         line_of_rows line;
-        if (is_a_line_of_rows<T>(sh, axes, line)) {
+        if (is_a_line_of_rows<T>(sh, axes, line) && function == reduce_function::log_sum_exp) {
+            if (log_sum_exp_blocks{line.n}.count() >= 2) {  // one block: the gather below
+                std::vector<T> result(receives ? line.width : 0);
+                log_sum_exp_line_of_rows(exec, sh, input.comm(), in.data, line, result.data(), root);
+                if (receives && !output.empty()) unpack_into(result.data(), output);
+                return;
+            }
+        } else if (is_a_line_of_rows<T>(sh, axes, line) &&
+                   tensorops::detail::row_units::of_line<T>(line.width, line.n, static_cast<std::ptrdiff_t>(line.width)).units >= 2) {
+            // (one unit: a short line, or one the few-row kernel takes; gathered below)
             bool done = false;
             tensorops::detail::visit_reduction<T>(function, [&]<class K>(const auto& policy) {
                 using R = std::remove_cvref_t<decltype(policy)>;
@@ -327,7 +337,7 @@ void reduce(sharded_view<In> input, sharded_view<U> output, reduce_function func
 /// any number of ranks, shard sizes and executor. Communication: integer SUM, MULTIPLY, L1, SUM_SQUARE, MAX, MIN
 /// (fixed-width integer types) one MPI allreduce (or reduce) of one partial per output; ARGMAX / ARGMIN an allgather
 /// (or gather) of one candidate per output per rank — whatever the size of the sharded axis; the floating
-/// functions but MULTIPLY and LOG_SUM_EXP over leading axes, the sharded one first, the rows its shard's end cuts and
+/// functions but MULTIPLY over leading axes, the sharded one first, the rows its shard's end cuts and
 /// two rows of accumulators; else they gather the tensor (see the file comment). Errors as the sharded-output form, with the sharded axis
 /// required among `axes` and `where.root` a rank of the communicator or -1.
 template <class E, class In, class U>

@@ -12,13 +12,16 @@
 // the ranks in rank order: each receives the combiner's state (block row, total row, rows in the block) from the rank
 // before, adds its units' running rows, passes it on; the last rank finishes the outputs and sends them out.
 // Communication per rank: the rows its window needs (bounded by the window, not by the tensor's length), two rows of
-// accumulators along the chain, and the outputs.
+// accumulators along the chain, and the outputs. LOG_SUM_EXP's outer kernel (log_sum_exp/outer.hpp) is walked the
+// same way: its units are blocks of lse_block_rows rows, its chain passes the running (maximum, sum) rows.
 #pragma once
 
 #include "mpi_c.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
+#include <limits>
 #include <cstring>
 #include <memory>
 #include <span>
@@ -27,6 +30,7 @@
 
 #include "../../exec/executor.hpp"
 #include "../../ops/detail/compiled.hpp"
+#include "../../ops/detail/log_sum_exp/outer.hpp"
 #include "../../ops/detail/reduce/outer.hpp"
 #include "../../ops/detail/reduce/parallel.hpp"
 #include "../../ops/detail/reduce/row_units.hpp"
@@ -46,7 +50,7 @@ struct line_of_rows {
 /// Whether reducing the packed global tensor over `axes` (the sharded axis among them) is, for element type T, the
 /// outer kernel's walk of one line of rows that this file computes: the sharded axis is axis 0, the reduced axes are
 /// the leading ones [0, k) and the kept ones [k, rank) hold at least two elements (so the planned nest is [n, width]
-/// over its rows, the outer layout), the walk has two units or more, a build with the vector kernels, T's operators header-only (a compiled
+/// over its rows, the outer layout), n ≥ 2, a build with the vector kernels, T's operators header-only (a compiled
 /// library chooses its kernels' instruction set at run time). Sizes are the global ones: the same verdict on every rank.
 template <class T>
 [[nodiscard]] bool is_a_line_of_rows(const sharding& sh, std::span<const std::size_t> axes, line_of_rows& line) {
@@ -59,32 +63,50 @@ template <class T>
         std::size_t n = 1, width = 1;
         for (std::size_t d = 0; d < axes.size(); ++d) n *= sh.global[d];
         for (std::size_t d = axes.size(); d < sh.rank_dims; ++d) width *= sh.global[d];
-        // At least two units: a line of fewer rows takes one unit, or a few-row kernel (reduce_rows).
-        if (n < 2 || width < 2 || tensorops::detail::row_units::of_line<T>(width, n, static_cast<std::ptrdiff_t>(width)).units < 2) return false;
+        if (n < 2 || width < 2) return false;
         line = {n, width, n / sh.global[0]};
         return true;
     }
 }
 
-/// Where each rank's rows and units lie in the walk of `plan` over `line` (the same table on every rank).
-struct unit_owners {
-    std::vector<std::size_t> rows_begin, rows_end;    // rank q's rows
-    std::vector<std::size_t> units_begin;             // rank q's units [units_begin[q], units_begin[q + 1])
-    std::vector<std::size_t> needs_end, copy_begin;   // the rows q's units reach to; the first row of its first unit that reaches past its shard
+/// The units of the outer kernel's walk (row_units) as rows of the line: unit u starts at first_row(u) (rising with u)
+/// and ends before end_row(u); the last unit takes the rows fusing left over, to the line's end.
+struct outer_walk_units {
+    tensorops::detail::row_units plan;
+    std::size_t n = 0;
 
-    [[nodiscard]] static std::size_t first_row(const tensorops::detail::row_units& plan, std::size_t unit) noexcept {
+    [[nodiscard]] std::size_t count() const noexcept { return plan.units; }
+    [[nodiscard]] std::size_t first_row(std::size_t unit) const noexcept {
         return plan.first_block(unit) * tensorops::detail::cascade_block * plan.fuse;
     }
-    /// One past the last row of unit u (the last unit takes the rows fusing left over, to the line's end).
-    [[nodiscard]] static std::size_t end_row(const tensorops::detail::row_units& plan, std::size_t unit, std::size_t n) noexcept {
+    [[nodiscard]] std::size_t end_row(std::size_t unit) const noexcept {
         constexpr std::size_t B = tensorops::detail::cascade_block;
         if (unit + 1 == plan.units) return n;
         std::size_t end = std::min(plan.visits, (plan.first_block(unit) + 1) * B);
         if (const std::size_t partner = plan.partner_block(unit); partner * B < plan.visits) end = std::min(plan.visits, (partner + 1) * B);
         return end * plan.fuse;
     }
+};
 
-    unit_owners(const sharding& sh, const line_of_rows& line, const tensorops::detail::row_units& plan) {
+/// The blocks of the outer log-sum-exp kernel (log_sum_exp/outer.hpp) as units: lse_block_rows rows each, in order.
+struct log_sum_exp_blocks {
+    std::size_t n = 0;
+
+    [[nodiscard]] std::size_t count() const noexcept { return (n + tensorops::detail::lse_block_rows - 1) / tensorops::detail::lse_block_rows; }
+    [[nodiscard]] std::size_t first_row(std::size_t unit) const noexcept { return unit * tensorops::detail::lse_block_rows; }
+    [[nodiscard]] std::size_t end_row(std::size_t unit) const noexcept { return std::min(n, (unit + 1) * tensorops::detail::lse_block_rows); }
+};
+
+/// Where each rank's rows and units lie (the same table on every rank): rank q folds the units whose first row it
+/// holds, [units_begin[q], units_begin[q + 1]); those reach to row needs_end[q], and the first of them that reaches
+/// past its shard starts at copy_begin[q] (rows_end[q] when none does).
+struct unit_owners {
+    std::vector<std::size_t> rows_begin, rows_end;
+    std::vector<std::size_t> units_begin;
+    std::vector<std::size_t> needs_end, copy_begin;
+
+    template <class Units>
+    unit_owners(const sharding& sh, const line_of_rows& line, const Units& units) {
         const std::size_t ranks = sh.shards.size();
         rows_begin.resize(ranks);
         rows_end.resize(ranks);
@@ -94,26 +116,31 @@ struct unit_owners {
         for (std::size_t q = 0; q < ranks; ++q) {
             rows_begin[q] = sh.shards[q].offset * line.rows_per_index;
             rows_end[q] = rows_begin[q] + sh.shards[q].count * line.rows_per_index;
-            // The first unit whose first row is at or after the shard's start (first rows rise with the unit).
-            std::size_t low = 0, high = plan.units;
+            // The first unit whose first row is at or after the shard's start.
+            std::size_t low = 0, high = units.count();
             while (low < high) {
                 const std::size_t mid = low + (high - low) / 2;
-                if (first_row(plan, mid) < rows_begin[q]) low = mid + 1;
+                if (units.first_row(mid) < rows_begin[q]) low = mid + 1;
                 else high = mid;
             }
             units_begin[q] = low;
         }
-        units_begin[ranks] = plan.units;
+        units_begin[ranks] = units.count();
         for (std::size_t q = 0; q < ranks; ++q) {
             needs_end[q] = rows_end[q];
             copy_begin[q] = rows_end[q];
             for (std::size_t u = units_begin[q]; u < units_begin[q + 1]; ++u) {
-                const std::size_t end = end_row(plan, u, line.n);
+                const std::size_t end = units.end_row(u);
                 if (end <= rows_end[q]) continue;
                 needs_end[q] = std::max(needs_end[q], end);
-                copy_begin[q] = std::min(copy_begin[q], first_row(plan, u));
+                copy_begin[q] = std::min(copy_begin[q], units.first_row(u));
             }
         }
+    }
+    /// Whether unit u of rank q's reaches past its shard (so is folded from the copy).
+    template <class Units>
+    [[nodiscard]] bool from_copy(const Units& units, std::size_t q, std::size_t u) const noexcept {
+        return units.end_row(u) > rows_end[q];
     }
 };
 
@@ -151,6 +178,21 @@ void exchange_unit_rows(MPI_Comm comm, const unit_owners& owners, std::size_t me
     if (!requests.empty()) MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
 }
 
+/// The outputs the last rank of the chain finished, from it to every rank (root < 0) or to `root`, into `result` there.
+template <class T>
+void deliver_outputs(MPI_Comm comm, const sharding& sh, std::vector<T>& outputs, T* result, int root) {
+    const int last = sh.here.ranks - 1;
+    const std::size_t output_bytes = outputs.size() * sizeof(T);
+    if (root < 0) {
+        for (std::size_t done = 0; done < output_bytes; done += message_byte_limit)
+            MPI_Bcast(reinterpret_cast<unsigned char*>(outputs.data()) + done, byte_count(std::min(message_byte_limit, output_bytes - done)), MPI_BYTE, last, comm);
+    } else if (root != last) {
+        if (sh.here.rank == last) send_bytes(comm, outputs.data(), output_bytes, root, gather_tag);
+        else if (sh.here.rank == root) receive_bytes(comm, outputs.data(), output_bytes, last, gather_tag);
+    }
+    if (root < 0 || root == sh.here.rank) std::copy(outputs.begin(), outputs.end(), result);
+}
+
 /// The global reduction of `line` (is_a_line_of_rows) by policy r, this rank's shard packed at `shard`: the `width`
 /// outputs into `result` on every rank (root < 0) or on `root` (result unused elsewhere). Bit for bit the outer kernel's
 /// outputs on the gathered line (the file comment says why). A collective: every rank calls it.
@@ -160,7 +202,8 @@ void reduce_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_Comm 
     using C = simd::compute_t<T>;
     namespace lib = tensorops::detail;
     const lib::row_units plan = lib::row_units::of_line<T>(line.width, line.n, static_cast<std::ptrdiff_t>(line.width));
-    const unit_owners owners(sh, line, plan);
+    const outer_walk_units units{plan, line.n};
+    const unit_owners owners(sh, line, units);
     const std::size_t me = static_cast<std::size_t>(sh.here.rank), ranks = sh.shards.size();
     const std::size_t lanes = plan.fuse * line.width, width = line.width;
     std::vector<T> copy;
@@ -171,9 +214,9 @@ void reduce_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_Comm 
     const auto partial = std::make_unique_for_overwrite<C[]>((end - first) * lanes);
     const std::size_t shard_bytes = (owners.rows_end[me] - owners.rows_begin[me]) * width * sizeof(T);
     for (std::size_t u = first; u < end;) {
-        const bool copied = unit_owners::end_row(plan, u, line.n) > owners.rows_end[me];
+        const bool copied = owners.from_copy(units, me, u);
         std::size_t run_end = u + 1;
-        while (run_end < end && (unit_owners::end_row(plan, run_end, line.n) > owners.rows_end[me]) == copied) ++run_end;
+        while (run_end < end && owners.from_copy(units, me, run_end) == copied) ++run_end;
         const T* x = copied ? copy.data() : shard;
         const std::size_t origin_row = copied ? owners.copy_begin[me] : owners.rows_begin[me];
         lib::unit_running_rows(exec, x, static_cast<std::ptrdiff_t>(origin_row * width), plan, width, line.n, u, run_end, partial.get() + (u - first) * lanes,
@@ -197,7 +240,6 @@ void reduce_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_Comm 
     }
     lib::unit_combiner<T, R> combiner{block.data(), total.data(), lanes, r, in_block};
     for (std::size_t u = first; u < end; ++u) combiner.add(partial.get() + (u - first) * lanes);
-    const int last = static_cast<int>(ranks - 1);
     std::vector<T> outputs(width);
     if (me + 1 < ranks) {
         std::memcpy(state.data(), block.data(), lanes * sizeof(C));
@@ -207,16 +249,66 @@ void reduce_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_Comm 
     } else {
         lib::finish_segments(combiner.finish(), width, plan.fuse, outputs.data(), line.n, r);
     }
-    // The outputs, from the last rank to every rank or to the root.
-    const std::size_t output_bytes = width * sizeof(T);
-    if (root < 0) {
-        for (std::size_t done = 0; done < output_bytes; done += message_byte_limit)
-            MPI_Bcast(reinterpret_cast<unsigned char*>(outputs.data()) + done, byte_count(std::min(message_byte_limit, output_bytes - done)), MPI_BYTE, last, comm);
-    } else if (root != last) {
-        if (sh.here.rank == last) send_bytes(comm, outputs.data(), output_bytes, root, gather_tag);
-        else if (sh.here.rank == root) receive_bytes(comm, outputs.data(), output_bytes, last, gather_tag);
-    }
-    if (root < 0 || root == sh.here.rank) std::copy(outputs.begin(), outputs.end(), result);
+    deliver_outputs(comm, sh, outputs, result, root);
+}
+
+/// LOG_SUM_EXP of `line` (is_a_line_of_rows, at least two blocks), this rank's shard packed at `shard`: the `width`
+/// outputs into `result` on every rank (root < 0) or on `root`. The outer log-sum-exp kernel's order
+/// (log_sum_exp/outer.hpp): blocks of lse_block_rows rows, each block's (maximum, shift, sums) rows computed from its
+/// rows alone, in the kernel's panels (a lane's vector, whose second pass a non-finite sum or an unserved maximum
+/// calls for, is the same as there), then merged in block order into running (maximum, sum) rows: here each rank
+/// computes the blocks whose first row it holds (the one its shard's end cuts from a copy, its rows past the shard
+/// received), and the merge runs along the ranks, the running rows passed from rank to rank. Bit for bit the kernel's
+/// outputs on the gathered line. A collective.
+template <class T>
+void log_sum_exp_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_Comm comm, const T* shard, const line_of_rows& line, T* result,
+                              int root) {
+    using C = simd::compute_t<T>;
+    namespace lib = tensorops::detail;
+    const log_sum_exp_blocks units{line.n};
+    const unit_owners owners(sh, line, units);
+    const std::size_t me = static_cast<std::size_t>(sh.here.rank), ranks = sh.shards.size(), width = line.width;
+    std::vector<T> copy;
+    exchange_unit_rows(comm, owners, me, shard, width, copy);
+
+    // This rank's blocks: maximum, shift and sums rows of each, computed as reduce_rows_log_sum_exp_in_bands does.
+    const std::size_t first = owners.units_begin[me], end = owners.units_begin[me + 1], blocks = end - first;
+    const std::unique_ptr<C[]> kept(new C[3 * blocks * width]);
+    const auto row_of = [&](std::size_t b, std::size_t k) { return kept.get() + (3 * (b - first) + k) * width; };
+    const std::size_t threads = exec.concurrency();
+    const std::size_t pieces = std::min(blocks, lib::wanted_pieces(exec, (owners.rows_end[me] - owners.rows_begin[me]) * width * sizeof(T)));
+    if (pieces > 0)
+        exec.parallel_for(pieces, [&](std::size_t piece) {
+            std::array<const T*, lib::lse_block_rows> block;
+            lib::accumulator_rows<C, lib::lse_accumulator_rows> own;
+            const std::size_t piece_end = first + lib::piece_begin(piece + 1, pieces, blocks, threads);
+            for (std::size_t b = first + lib::piece_begin(piece, pieces, blocks, threads); b < piece_end; ++b) {
+                const bool copied = owners.from_copy(units, me, b);
+                const T* x = copied ? copy.data() : shard;
+                const std::size_t origin_row = copied ? owners.copy_begin[me] : owners.rows_begin[me];
+                const std::size_t row = units.first_row(b), rows = units.end_row(b) - row;
+                for (std::size_t start = 0; start < width; start += own.panel) {
+                    const std::size_t w = std::min(own.panel, width - start);
+                    own.place_apart_from(x + start, 0);
+                    for (std::size_t i = 0; i < rows; ++i) block[i] = x + start + (row + i - origin_row) * width;
+                    lib::log_sum_exp_block(block.data(), rows, w, own.row(0), own.row(1), own.row(2));
+                    for (std::size_t k = 0; k < 3; ++k) std::copy_n(own.row(k), w, row_of(b, k) + start);
+                }
+            }
+        });
+
+    // The merge along the ranks: the running (maximum, sum) rows from the rank before.
+    std::vector<C> running(2 * width);
+    std::fill_n(running.begin(), width, -std::numeric_limits<C>::infinity());
+    std::fill_n(running.begin() + static_cast<std::ptrdiff_t>(width), width, C(0));
+    const std::size_t state_bytes = running.size() * sizeof(C);
+    if (me > 0) receive_bytes(comm, running.data(), state_bytes, static_cast<int>(me - 1), chain_tag);
+    for (std::size_t b = first; b < end; ++b)
+        lib::log_sum_exp_merge<T>(running.data(), running.data() + width, row_of(b, 0), row_of(b, 1), row_of(b, 2), width);
+    std::vector<T> outputs(width);
+    if (me + 1 < ranks) send_bytes(comm, running.data(), state_bytes, static_cast<int>(me + 1), chain_tag);
+    else lib::log_sum_exp_finish(running.data(), running.data() + width, outputs.data(), width, line.n);
+    deliver_outputs(comm, sh, outputs, result, root);
 }
 
 }  // namespace tensorops::mpi::detail
