@@ -87,6 +87,9 @@ int main(int argc, char** argv) {
         {"reduce LOG_SUM_EXP f32 over the sharded axis (blocks where their rows are)",
          [&] { tensorops::reduce(in, tensorops::tensor_view<float>(column_sums.data(), {1, columns}), tensorops::reduce_function::log_sum_exp, down); },
          [&] { tensorops::mpi::reduce(sin, tensorops::tensor_view<float>(column_sums.data(), {1, columns}), tensorops::reduce_function::log_sum_exp, down); }},
+        {"reduce SUM f32 of the whole sharded line (its blocks where they lie)",
+         [&] { tensorops::reduce(line_in, tensorops::tensor_view<float>(column_sums.data(), {1}), tensorops::reduce_function::sum, down); },
+         [&] { tensorops::mpi::reduce(sline_in, tensorops::tensor_view<float>(column_sums.data(), {1}), tensorops::reduce_function::sum, down); }},
         {"reduce SUM int32 over the sharded axis (exact partials)",
          [&] { tensorops::reduce(in_int, tensorops::tensor_view<std::int32_t>(int_column_sums.data(), {1, columns}), tensorops::reduce_function::sum, down); },
          [&] {

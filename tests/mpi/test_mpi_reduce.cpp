@@ -80,6 +80,26 @@ void line_of_rows_trial(context& c, tensorops::thread_pool& pool) {
     reduce_case<T, std::int64_t>(c, pool, shapes[which], 0, axes, functions[c.chance(0.95) ? c.uniform(0, 8) : 9]);
 }
 
+/// Every axis reduced, the sharded one axis 0 (tensorops/mpi/detail/reduce_rows.hpp: one contiguous line, the inner
+/// kernel's blocks computed where they lie as aligned nodes of its cascade, the cascade passed along the ranks, the
+/// elements after the last full block sent to the last rank): lines of several blocks and a partial one, in one to three
+/// axes, random shards (empty and tiny ones included); every function with line blocks, now and then one gathered
+/// instead (LOG_SUM_EXP, MULTIPLY).
+template <class T>
+void one_line_trial(context& c, tensorops::thread_pool& pool) {
+    const std::vector<std::vector<std::size_t>> shapes = {{70001}, {300, 251}, {41, 33, 61}, {9, 20000}};
+    const auto& global = shapes[c.uniform(0, shapes.size() - 1)];
+    std::vector<std::size_t> axes(global.size());
+    for (std::size_t d = 0; d < axes.size(); ++d) axes[d] = d;
+    std::shuffle(axes.begin(), axes.end(), c.random);
+    const tensorops::reduce_function functions[] = {tensorops::reduce_function::sum,     tensorops::reduce_function::sum_square,
+                                                    tensorops::reduce_function::l1,      tensorops::reduce_function::l2,
+                                                    tensorops::reduce_function::average, tensorops::reduce_function::log_sum,
+                                                    tensorops::reduce_function::max,     tensorops::reduce_function::min,
+                                                    tensorops::reduce_function::log_sum_exp, tensorops::reduce_function::multiply};
+    reduce_case<T, std::int64_t>(c, pool, global, 0, axes, functions[c.chance(0.9) ? c.uniform(0, 7) : c.uniform(8, 9)]);
+}
+
 /// One call of a sharded reduction (reduce, or argmax / argmin for those functions) of a random tensor of `global`
 /// sizes sharded along `sharded` at random, against the single-process call on the whole, bit for bit.
 template <class T, class I>
@@ -178,11 +198,13 @@ int main(int argc, char** argv) {
         [](mpi_test::context& c, tensorops::thread_pool& pool) {
             switch (c.uniform(0, 6)) {  // the integers: MPI's own reductions (wrapping, signed and unsigned extremes)
                 case 6:
-                    switch (c.uniform(0, 3)) {
+                    switch (c.uniform(0, 5)) {
                         case 0: mpi_test::line_of_rows_trial<float>(c, pool); break;
                         case 1: mpi_test::line_of_rows_trial<tensorops::float16>(c, pool); break;
                         case 2: mpi_test::line_of_rows_trial<double>(c, pool); break;
-                        default: mpi_test::line_of_rows_trial<tensorops::bfloat16>(c, pool); break;
+                        case 3: mpi_test::line_of_rows_trial<tensorops::bfloat16>(c, pool); break;
+                        case 4: mpi_test::one_line_trial<float>(c, pool); break;
+                        default: mpi_test::one_line_trial<tensorops::float16>(c, pool); break;
                     }
                     break;
                 case 0: mpi_test::reduce_trial<float, std::int64_t>(c, pool); break;

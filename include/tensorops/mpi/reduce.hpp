@@ -18,8 +18,13 @@
 //     norms, averages, LOG_SUM, MAX, MIN; LOG_SUM_EXP's blocks of rows), the rows of the one unit or window its shard's
 //     end cuts received from the ranks after it, and the units' results are combined in order along the ranks
 //     (detail/reduce_rows.hpp): communication bounded by a window of rows and two rows of accumulators per rank;
+//   - every axis reduced, the sharded one axis 0 (the shards are ranges of one contiguous line: a global sum or norm
+//     of a sharded vector), for the functions with line blocks (floating sums, norms, averages, LOG_SUM, MAX, MIN):
+//     each rank computes the inner kernel's blocks that start on its shard as aligned nodes of the kernel's cascade,
+//     the cascade passes along the ranks, and the last rank adds the elements after the last full block (received)
+//     and finishes — communication: a block's elements at a shard's end, the cascade (40 vectors), the tail;
 //   - else the global tensor is gathered (on every rank, or on the root) and reduced there. Correct and bit-identical,
-//     but its communication and memory grow with the tensor: floating products over the sharded axis,
+//     but its communication and memory grow with the tensor: floating products and, over a whole line, LOG_SUM_EXP,
 //     other layouts with the sharded axis reduced, a reduced axis before the sharded one, or the sharded axis within the
 //     innermost kept dimension (the shard's columns would be cut out of the vector lanes where the global call's are
 //     not). bench/mpi.md: the model and what comes next.
@@ -233,6 +238,22 @@ void arg_reduce_across(const executor_ref& exec, const sharding& sh, MPI_Comm co
     unpack_into(result.data(), output);
 }
 
+/// Calls walk(policy) with reduce's policy for `function` on T (ops/reduce.hpp, visit_reduction) when its kernels run on T
+/// itself and it has the blocks the walk follows — blocks along a line (`ByLine`: sums, max, min) or blocks of rows
+/// (sums, norms, averages, LOG_SUM, max, min) — and returns whether it did.
+template <class T, bool ByLine, class Walk>
+bool walk_with_policy(reduce_function function, const Walk& walk) {
+    bool done = false;
+    tensorops::detail::visit_reduction<T>(function, [&]<class K>(const auto& policy) {
+        using R = std::remove_cvref_t<decltype(policy)>;
+        if constexpr (std::is_same_v<K, T> && (ByLine ? R::line_blocks : R::row_blocks)) {
+            walk(policy);
+            done = true;
+        }
+    });
+    return done;
+}
+
 template <class T, class U>
 void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, const sharded_view<const T>& input, const tensor_view<U>& output,
                           reduce_function function, std::span<const std::size_t> axes, axis_direction direction, result_at where) {
@@ -271,31 +292,35 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
         }
     }
     if constexpr (std::is_same_v<T, U> && !std::is_integral_v<T>) {
-        // A line of rows reduced over them (the rows of a row-sharded matrix, say): the outer kernels' units where their
-        // rows are, combined along the ranks (detail/reduce_rows.hpp). Not for floating products (one running row
-        // through the whole line): those are gathered below.
+        // The floating functions where the global call's order is one the ranks can follow without the tensor
+        // (detail/reduce_rows.hpp): a line of rows reduced over them (the rows of a row-sharded matrix reduced into one
+        // row, say) — the outer kernels' units, or LOG_SUM_EXP's blocks, where their rows are; one contiguous line
+        // reduced whole — the inner kernel's blocks where they lie. Floating products (one running row or product
+        // through the whole line) and any other layout: gathered below.
         line_of_rows line;
-        if (is_a_line_of_rows<T>(sh, axes, line) && function == reduce_function::log_sum_exp) {
-            if (log_sum_exp_blocks{line.n}.count() >= 2) {  // one block: the gather below
-                std::vector<T> result(receives ? line.width : 0);
-                log_sum_exp_line_of_rows(exec, sh, input.comm(), in.data, line, result.data(), root);
-                if (receives && !output.empty()) unpack_into(result.data(), output);
-                return;
-            }
-        } else if (is_a_line_of_rows<T>(sh, axes, line) &&
-                   tensorops::detail::row_units::of_line<T>(line.width, line.n, static_cast<std::ptrdiff_t>(line.width)).units >= 2) {
-            // (one unit: a short line, or one the few-row kernel takes; gathered below)
-            bool done = false;
-            tensorops::detail::visit_reduction<T>(function, [&]<class K>(const auto& policy) {
-                using R = std::remove_cvref_t<decltype(policy)>;
-                if constexpr (R::row_blocks && std::is_same_v<K, T>) {
-                    std::vector<T> result(receives ? line.width : 0);
-                    reduce_line_of_rows(exec, sh, input.comm(), in.data, line, result.data(), root, policy);
-                    if (receives && !output.empty()) unpack_into(result.data(), output);
-                    done = true;
+        std::vector<T> result;
+        const auto deliver = [&] {
+            if (receives && !output.empty()) unpack_into(result.data(), output);
+        };
+        if (is_a_line_of_rows<T>(sh, axes, line)) {
+            result.resize(receives ? line.width : 0);
+            if (function == reduce_function::log_sum_exp) {
+                if (log_sum_exp_blocks{line.n}.count() >= 2) {  // one block: gathered
+                    log_sum_exp_line_of_rows(exec, sh, input.comm(), in.data, line, result.data(), root);
+                    return deliver();
                 }
-            });
-            if (done) return;
+            } else if (tensorops::detail::row_units::of_line<T>(line.width, line.n, static_cast<std::ptrdiff_t>(line.width)).units >= 2 &&
+                       walk_with_policy<T, false>(function, [&](const auto& policy) {
+                           reduce_line_of_rows(exec, sh, input.comm(), in.data, line, result.data(), root, policy);
+                       })) {  // (one unit: a short line, or one the few-row kernel takes; gathered)
+                return deliver();
+            }
+        } else if (is_one_line<T>(sh, axes, line) && function != reduce_function::log_sum_exp) {
+            result.resize(receives ? 1 : 0);
+            if (walk_with_policy<T, true>(function, [&](const auto& policy) {
+                    reduce_one_line(exec, sh, input.comm(), in.data, line, result.data(), root, policy);
+                }))
+                return deliver();
         }
     }
     const std::vector<T> global = gather_global<T>(input.comm(), sh, in.data, root);
@@ -336,10 +361,11 @@ void reduce(sharded_view<In> input, sharded_view<U> output, reduce_function func
 /// Result: bit for bit what tensorops::reduce computes on the gathered global tensor laid out packed row-major, for
 /// any number of ranks, shard sizes and executor. Communication: integer SUM, MULTIPLY, L1, SUM_SQUARE, MAX, MIN
 /// (fixed-width integer types) one MPI allreduce (or reduce) of one partial per output; ARGMAX / ARGMIN an allgather
-/// (or gather) of one candidate per output per rank — whatever the size of the sharded axis; the floating
-/// functions but MULTIPLY over leading axes, the sharded one first, the rows its shard's end cuts and
-/// two rows of accumulators; else they gather the tensor (see the file comment). Errors as the sharded-output form, with the sharded axis
-/// required among `axes` and `where.root` a rank of the communicator or -1.
+/// (or gather) of one candidate per output per rank — whatever the size of the sharded axis. The floating functions
+/// but MULTIPLY over leading axes, the sharded one first: the rows its shard's end cuts and two rows of accumulators;
+/// over every axis (axis 0 sharded), but MULTIPLY and LOG_SUM_EXP: a block's elements, a cascade of 40 vectors and
+/// the line's last partial block; else they gather the tensor (see the file comment). Errors as the sharded-output
+/// form, with the sharded axis required among `axes` and `where.root` a rank of the communicator or -1.
 template <class E, class In, class U>
     requires executor<std::remove_reference_t<E>> && detail::sharded_reduce_element<std::remove_const_t<In>> && element<U>
 void reduce(E&& exec, sharded_view<In> input, tensor_view<U> output, reduce_function function, std::span<const std::size_t> axes,

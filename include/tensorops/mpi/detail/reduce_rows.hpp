@@ -31,6 +31,7 @@
 #include "../../exec/executor.hpp"
 #include "../../ops/detail/compiled.hpp"
 #include "../../ops/detail/log_sum_exp/outer.hpp"
+#include "../../ops/detail/reduce/contiguous.hpp"
 #include "../../ops/detail/reduce/outer.hpp"
 #include "../../ops/detail/reduce/parallel.hpp"
 #include "../../ops/detail/reduce/row_units.hpp"
@@ -96,6 +97,36 @@ struct log_sum_exp_blocks {
     [[nodiscard]] std::size_t first_row(std::size_t unit) const noexcept { return unit * tensorops::detail::lse_block_rows; }
     [[nodiscard]] std::size_t end_row(std::size_t unit) const noexcept { return std::min(n, (unit + 1) * tensorops::detail::lse_block_rows); }
 };
+
+/// The full blocks of the inner kernel's walk of one contiguous line (contiguous.hpp: cascade_block steps of
+/// inner_accumulators vectors each) as units of one element per "row".
+template <class T>
+struct line_blocks {
+    static constexpr std::size_t elements = tensorops::detail::cascade_block * tensorops::detail::inner_accumulators * simd::pack<T>::size;
+    std::size_t n = 0;
+
+    [[nodiscard]] std::size_t count() const noexcept { return n / elements; }
+    [[nodiscard]] std::size_t first_row(std::size_t unit) const noexcept { return unit * elements; }
+    [[nodiscard]] std::size_t end_row(std::size_t unit) const noexcept { return (unit + 1) * elements; }
+};
+
+/// Whether reducing the packed global tensor over `axes` is, for element type T, one contiguous line reduced into one
+/// output by the inner kernel with blocks (contiguous.hpp): every axis reduced, the sharded one axis 0 (so each shard
+/// is a range of the line), at least two full blocks of the line, a build with the vector kernels, T's operators
+/// header-only. `line` gets n = the line's length (width 1). The same verdict on every rank.
+template <class T>
+[[nodiscard]] bool is_one_line(const sharding& sh, std::span<const std::size_t> axes, line_of_rows& line) {
+    if constexpr (!simd::vectorized || tensorops::detail::compiled_element<T>) {
+        return false;
+    } else {
+        if (sh.axis != 0 || axes.size() != sh.rank_dims) return false;
+        std::size_t n = 1;
+        for (std::size_t d = 0; d < sh.rank_dims; ++d) n *= sh.global[d];
+        if (n / line_blocks<T>::elements < 2 || n <= tensorops::detail::short_row_elements<T>) return false;
+        line = {n, 1, n / sh.global[0]};
+        return true;
+    }
+}
 
 /// Where each rank's rows and units lie (the same table on every rank): rank q folds the units whose first row it
 /// holds, [units_begin[q], units_begin[q + 1]); those reach to row needs_end[q], and the first of them that reaches
@@ -308,6 +339,80 @@ void log_sum_exp_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_
     std::vector<T> outputs(width);
     if (me + 1 < ranks) send_bytes(comm, running.data(), state_bytes, static_cast<int>(me + 1), chain_tag);
     else lib::log_sum_exp_finish(running.data(), running.data() + width, outputs.data(), width, line.n);
+    deliver_outputs(comm, sh, outputs, result, root);
+}
+
+/// Sends rank P − 1 the elements [begin, n) of the line from the ranks that hold them, into `tail` there.
+template <class T>
+void gather_tail(MPI_Comm comm, const unit_owners& owners, std::size_t me, const T* shard, std::size_t begin, std::size_t n, std::vector<T>& tail) {
+    const std::size_t ranks = owners.rows_begin.size(), last = ranks - 1;
+    std::vector<MPI_Request> requests;
+    const auto send = [&](const T* data, std::size_t elements) {
+        const auto* bytes = reinterpret_cast<const unsigned char*>(data);
+        for (std::size_t done = 0, size = elements * sizeof(T); done < size; done += message_byte_limit)
+            MPI_Isend(bytes + done, byte_count(std::min(message_byte_limit, size - done)), MPI_BYTE, static_cast<int>(last), gather_tag, comm,
+                      &requests.emplace_back());
+    };
+    const auto receive = [&](T* data, std::size_t elements, std::size_t from) {
+        auto* bytes = reinterpret_cast<unsigned char*>(data);
+        for (std::size_t done = 0, size = elements * sizeof(T); done < size; done += message_byte_limit)
+            MPI_Irecv(bytes + done, byte_count(std::min(message_byte_limit, size - done)), MPI_BYTE, static_cast<int>(from), gather_tag, comm,
+                      &requests.emplace_back());
+    };
+    if (me == last) tail.assign(n - begin, T{});
+    for (std::size_t q = 0; q < ranks; ++q) {
+        const std::size_t from = std::max(begin, owners.rows_begin[q]), to = std::min(n, owners.rows_end[q]);
+        if (from >= to) continue;
+        if (q == me && me == last) std::copy(shard + (from - owners.rows_begin[q]), shard + (to - owners.rows_begin[q]), tail.begin() + static_cast<std::ptrdiff_t>(from - begin));
+        else if (q == me) send(shard + (from - owners.rows_begin[q]), to - from);
+        else if (me == last) receive(tail.data() + (from - begin), to - from, q);
+    }
+    if (!requests.empty()) MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+}
+
+/// The global reduction of one contiguous line (is_one_line) by policy r (a function with line blocks), this rank's
+/// shard packed at `shard`: the one output into `result` on every rank (root < 0) or on `root`. The inner kernel's
+/// order (contiguous.hpp): full blocks pushed in order into a cascade (a binary counter), then the elements after
+/// the last full block continuing it. Here each rank computes the blocks whose first element it holds (the one its
+/// shard's end cuts from a copy, its elements past the shard received), as aligned nodes of the cascade's tree
+/// (line_block_nodes); the cascade passes along the ranks, each pushing its nodes (push_at: what pushing the blocks
+/// would do); the last rank receives the elements after the full blocks, continues the cascade over them and finishes
+/// the output. Bit for bit the single process's output. A collective.
+template <class T, class R>
+void reduce_one_line(const executor_ref& exec, const sharding& sh, MPI_Comm comm, const T* shard, const line_of_rows& line, T* result, int root,
+                     const R& r) {
+    using P = simd::pack<T>;
+    namespace lib = tensorops::detail;
+    const line_blocks<T> units{line.n};
+    const unit_owners owners(sh, line, units);
+    const std::size_t me = static_cast<std::size_t>(sh.here.rank), ranks = sh.shards.size();
+    std::vector<T> copy, tail;
+    exchange_unit_rows(comm, owners, me, shard, 1, copy);
+    const std::size_t tail_begin = units.count() * units.elements;
+    gather_tail(comm, owners, me, shard, tail_begin, line.n, tail);
+
+    const std::size_t first = owners.units_begin[me], end = owners.units_begin[me + 1];
+    const std::size_t wanted = std::max<std::size_t>(1, lib::wanted_pieces(exec, (end - first) * units.elements * sizeof(T)));
+    std::size_t max_level = 0;
+    while (((end - first) >> (max_level + 1)) >= wanted) ++max_level;
+    const auto block_at = [&](std::size_t b) {
+        return owners.from_copy(units, me, b) ? copy.data() + (units.first_row(b) - owners.copy_begin[me]) : shard + (units.first_row(b) - owners.rows_begin[me]);
+    };
+    const auto nodes = lib::line_block_nodes<T>(exec, first, end, max_level, block_at, r);
+
+    // The cascade along the ranks.
+    const auto combine = [&](const P& a, const P& b) { return r.combine_lanes(a, b); };
+    lib::cascade<P> blocks;
+    static_assert(std::is_trivially_copyable_v<lib::cascade<P>>);
+    if (me > 0) receive_bytes(comm, &blocks, sizeof(blocks), static_cast<int>(me - 1), chain_tag);
+    for (const auto& [node, level] : nodes) blocks.push_at(node, level, combine);
+    std::vector<T> outputs(1);
+    if (me + 1 < ranks) {
+        send_bytes(comm, &blocks, sizeof(blocks), static_cast<int>(me + 1), chain_tag);
+    } else {
+        const typename R::accumulator no_shift = r.identity();
+        outputs[0] = r.finish(lib::accumulate_runs_after(tail.data(), iter::loop_nest<2>{}, tail.size(), r, no_shift, blocks), line.n, no_shift);
+    }
     deliver_outputs(comm, sh, outputs, result, root);
 }
 

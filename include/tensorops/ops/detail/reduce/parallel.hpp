@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "../../../exec/executor.hpp"
@@ -84,6 +85,55 @@ bool reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_
     return true;
 }
 
+/// The value of one full block of a contiguous line with blocks (R::line_blocks) — cascade_block steps of
+/// inner_accumulators vectors from `at`, the accumulators combined as a balanced tree (combine_all) — as the inner
+/// kernel (contiguous.hpp) pushes it into its cascade.
+template <class T, class R>
+[[nodiscard, gnu::always_inline]] inline simd::pack<T> line_block_value(const T* at, const R& r, const simd::pack<T>& identity,
+                                                                       const simd::pack<T>& shift_lanes) {
+    using P = simd::pack<T>;
+    constexpr std::size_t W = P::size, U = inner_accumulators;
+    const auto combine = [&](const P& a, const P& b) { return r.combine_lanes(a, b); };
+    std::array<P, U> acc;
+    iter::fill_unrolled(acc, identity);
+    for (std::size_t step = 0; step < cascade_block; ++step, at += U * W) {
+        hint_stream_step(at, U * W * sizeof(T), true);
+        iter::unrolled<U>([&](auto k) { acc[k] = combine(acc[k], r.lift_lanes(simd::load(at + k * W), shift_lanes)); });
+    }
+    return combine_all(acc, combine);
+}
+
+/// The full blocks [first, end) of a contiguous line with blocks (block b at block_at(b), line_block_value's
+/// elements) as nodes of the line's cascade: each the sum of 2^level blocks starting at a multiple of 2^level (a node
+/// of the cascade's tree, which pushing those blocks one by one builds: cascade::push_at), at most 2^max_level blocks,
+/// in order; computed in pieces on the executor. Pushed with push_at into a cascade that holds the line's first `first`
+/// blocks, they leave it as pushing every block would. (tensorops::mpi: a rank's blocks, pushed after the ranks
+/// before it.)
+template <class T, class R, class BlockAt>
+[[nodiscard]] std::vector<std::pair<simd::pack<T>, std::size_t>> line_block_nodes(const executor_ref& exec, std::size_t first, std::size_t end,
+                                                                                   std::size_t max_level, const BlockAt& block_at, const R& r) {
+    using P = simd::pack<T>;
+    using C = simd::compute_t<T>;
+    std::vector<std::pair<std::size_t, std::size_t>> spans;  // (first block, level)
+    for (std::size_t b = first; b < end;) {
+        std::size_t level = 0;
+        while (level < max_level && b % (std::size_t{2} << level) == 0 && b + (std::size_t{2} << level) <= end) ++level;
+        spans.emplace_back(b, level);
+        b += std::size_t{1} << level;
+    }
+    const P identity(static_cast<C>(r.identity())), shift_lanes(static_cast<C>(r.identity()));
+    const auto combine = [&](const P& a, const P& b) { return r.combine_lanes(a, b); };
+    std::vector<std::pair<P, std::size_t>> nodes(spans.size());
+    if (!spans.empty())
+        exec.parallel_for(spans.size(), [&](std::size_t i) {
+            cascade<P> own;
+            const auto [start, level] = spans[i];
+            for (std::size_t b = start; b < start + (std::size_t{1} << level); ++b) own.push(line_block_value(block_at(b), r, identity, shift_lanes), combine);
+            nodes[i] = {own.level(level), level};
+        });
+    return nodes;
+}
+
 /// A reduction with blocks (R::line_blocks: sums, max/min, integer products) of one contiguous line of `length`
 /// elements into *y, on an executor. The inner kernel
 /// (accumulate_runs) pushes a block every cascade_block steps of inner_accumulators vectors into a binary-counter
@@ -110,15 +160,7 @@ bool reduce_line_in_chunks(const executor_ref& exec, const T* x, T* y, std::size
     exec.parallel_for(chunks, [&](std::size_t c) {
         cascade<P> own;
         const T* at = x + c * chunk_blocks * block;
-        for (std::size_t b = 0; b < chunk_blocks; ++b) {
-            std::array<P, U> acc;
-            iter::fill_unrolled(acc, identity);
-            for (std::size_t step = 0; step < cascade_block; ++step, at += U * W) {
-                hint_stream_step(at, U * W * sizeof(T), true);
-                iter::unrolled<U>([&](auto k) { acc[k] = combine(acc[k], r.lift_lanes(simd::load(at + k * W), shift_lanes)); });
-            }
-            own.push(combine_all(acc, combine), combine);
-        }
+        for (std::size_t b = 0; b < chunk_blocks; ++b, at += block) own.push(line_block_value(at, r, identity, shift_lanes), combine);
         nodes[c] = own.level(level);
     });
     cascade<P> blocks;
