@@ -398,7 +398,8 @@ void reduce_one_line(const executor_ref& exec, const sharding& sh, MPI_Comm comm
     const auto block_at = [&](std::size_t b) {
         return owners.from_copy(units, me, b) ? copy.data() + (units.first_row(b) - owners.copy_begin[me]) : shard + (units.first_row(b) - owners.rows_begin[me]);
     };
-    const auto nodes = lib::line_block_nodes<T>(exec, first, end, max_level, block_at, r);
+    const bool lines = lib::hints_lines(line.n * sizeof(T));  // as the single process's kernel (reduce_inner)
+    const auto nodes = lib::line_block_nodes<T>(exec, first, end, max_level, block_at, r, lines);
 
     // The cascade along the ranks.
     const auto combine = [&](const P& a, const P& b) { return r.combine_lanes(a, b); };
@@ -411,7 +412,8 @@ void reduce_one_line(const executor_ref& exec, const sharding& sh, MPI_Comm comm
         send_bytes(comm, &blocks, sizeof(blocks), static_cast<int>(me + 1), chain_tag);
     } else {
         const typename R::accumulator no_shift = r.identity();
-        outputs[0] = r.finish(lib::accumulate_runs_after(tail.data(), iter::loop_nest<2>{}, tail.size(), r, no_shift, blocks), line.n, no_shift);
+        outputs[0] = r.finish(lib::accumulate_runs_after(tail.data(), iter::loop_nest<2>{}, tail.size(), r, no_shift, blocks, 0, lib::all_runs, lines),
+                              line.n, no_shift);
     }
     deliver_outputs(comm, sh, outputs, result, root);
 }

@@ -87,17 +87,17 @@ bool reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_
 
 /// The value of one full block of a contiguous line with blocks (R::line_blocks) — cascade_block steps of
 /// inner_accumulators vectors from `at`, the accumulators combined as a balanced tree (combine_all) — as the inner
-/// kernel (contiguous.hpp) pushes it into its cascade.
+/// kernel (contiguous.hpp) pushes it into its cascade. `lines`: hint_stream_step's (hints_lines of what the caller reads).
 template <class T, class R>
 [[nodiscard, gnu::always_inline]] inline simd::pack<T> line_block_value(const T* at, const R& r, const simd::pack<T>& identity,
-                                                                       const simd::pack<T>& shift_lanes) {
+                                                                       const simd::pack<T>& shift_lanes, bool lines) {
     using P = simd::pack<T>;
     constexpr std::size_t W = P::size, U = inner_accumulators;
     const auto combine = [&](const P& a, const P& b) { return r.combine_lanes(a, b); };
     std::array<P, U> acc;
     iter::fill_unrolled(acc, identity);
     for (std::size_t step = 0; step < cascade_block; ++step, at += U * W) {
-        hint_stream_step(at, U * W * sizeof(T), true);
+        hint_stream_step(at, U * W * sizeof(T), lines);
         iter::unrolled<U>([&](auto k) { acc[k] = combine(acc[k], r.lift_lanes(simd::load(at + k * W), shift_lanes)); });
     }
     return combine_all(acc, combine);
@@ -108,10 +108,11 @@ template <class T, class R>
 /// of the cascade's tree, which pushing those blocks one by one builds: cascade::push_at), at most 2^max_level blocks,
 /// in order; computed in pieces on the executor. Pushed with push_at into a cascade that holds the line's first `first`
 /// blocks, they leave it as pushing every block would. (tensorops::mpi: a rank's blocks, pushed after the ranks
-/// before it.)
+/// before it.) `lines`: line_block_value's.
 template <class T, class R, class BlockAt>
 [[nodiscard]] std::vector<std::pair<simd::pack<T>, std::size_t>> line_block_nodes(const executor_ref& exec, std::size_t first, std::size_t end,
-                                                                                   std::size_t max_level, const BlockAt& block_at, const R& r) {
+                                                                                   std::size_t max_level, const BlockAt& block_at, const R& r,
+                                                                                   bool lines) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
     std::vector<std::pair<std::size_t, std::size_t>> spans;  // (first block, level)
@@ -128,7 +129,7 @@ template <class T, class R, class BlockAt>
         exec.parallel_for(spans.size(), [&](std::size_t i) {
             cascade<P> own;
             const auto [start, level] = spans[i];
-            for (std::size_t b = start; b < start + (std::size_t{1} << level); ++b) own.push(line_block_value(block_at(b), r, identity, shift_lanes), combine);
+            for (std::size_t b = start; b < start + (std::size_t{1} << level); ++b) own.push(line_block_value(block_at(b), r, identity, shift_lanes, lines), combine);
             nodes[i] = {own.level(level), level};
         });
     return nodes;
@@ -156,17 +157,18 @@ bool reduce_line_in_chunks(const executor_ref& exec, const T* x, T* y, std::size
     const typename R::accumulator no_shift = r.identity();
     const P identity(static_cast<C>(r.identity())), shift_lanes(static_cast<C>(no_shift));
     const auto combine = [&](const P& a, const P& b) { return r.combine_lanes(a, b); };
+    const bool lines = hints_lines(length * sizeof(T));  // as the sequential kernel's (reduce_inner)
     std::vector<P> nodes(chunks);
     exec.parallel_for(chunks, [&](std::size_t c) {
         cascade<P> own;
         const T* at = x + c * chunk_blocks * block;
-        for (std::size_t b = 0; b < chunk_blocks; ++b, at += block) own.push(line_block_value(at, r, identity, shift_lanes), combine);
+        for (std::size_t b = 0; b < chunk_blocks; ++b, at += block) own.push(line_block_value(at, r, identity, shift_lanes, lines), combine);
         nodes[c] = own.level(level);
     });
     cascade<P> blocks;
     for (const P& node : nodes) blocks.push_at(node, level, combine);
     const std::size_t done = chunks * chunk_blocks * block;
-    *y = r.finish(accumulate_runs_after(x + done, iter::loop_nest<2>{}, length - done, r, no_shift, blocks), count, no_shift);
+    *y = r.finish(accumulate_runs_after(x + done, iter::loop_nest<2>{}, length - done, r, no_shift, blocks, 0, all_runs, lines), count, no_shift);
     return true;
 }
 
