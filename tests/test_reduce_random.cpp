@@ -92,7 +92,9 @@ TEMPLATE_TEST_CASE("reduce: rows over an outer axis folded in far-apart pairs, a
     struct windows {
         std::size_t distance, units;
     };
-    const pair_case cases[] = {{1541, 2048 / sizeof(T), 2}, {790, 8200 / sizeof(T), 1}, {260, 16384 / sizeof(T) + 1, 1}};
+    const pair_case cases[] = {{1541, 2048 / sizeof(T), 2},
+                               {790, 8200 / sizeof(T), 1},
+                               {260, 16384 / sizeof(T) + 1, 1}};
     const windows planned[] = {{4, 4}, {2, 4}, {1, 2}};
     for (std::size_t case_index = 0; case_index < std::size(cases); ++case_index) {
         const auto& c = cases[case_index];

@@ -25,8 +25,8 @@ inline std::vector<std::size_t> reduce_shape(context& c) {
 }
 
 template <class T, class I>
-void reduce_case(context& c, tensorops::thread_pool& pool, const std::vector<std::size_t>& global, std::size_t sharded, const std::vector<std::size_t>& axes,
-                 tensorops::reduce_function function);
+void reduce_case(context& c, tensorops::thread_pool& pool, const std::vector<std::size_t>& global, std::size_t sharded,
+                 const std::vector<std::size_t>& axes, tensorops::reduce_function function);
 
 template <class T, class I>
 void reduce_trial(context& c, tensorops::thread_pool& pool) {
@@ -66,17 +66,19 @@ template <class T>
 void line_of_rows_trial(context& c, tensorops::thread_pool& pool) {
     const std::size_t bytes = sizeof(T);
     const std::vector<std::vector<std::size_t>> shapes = {
-        {1100, 8192 / bytes + 8 / bytes}, {300, 16384 / bytes + 1}, {1301, 2048 / bytes}, {5000, 256 / bytes}, {20, 65, 1200 / bytes}, {30000 / bytes, 3, 7}};
+        {1100, 8192 / bytes + 8 / bytes}, {300, 16384 / bytes + 1}, {1301, 2048 / bytes}, {5000, 256 / bytes},
+        {20, 65, 1200 / bytes},           {30000 / bytes, 3, 7}};
     const std::size_t leading[] = {1, 1, 1, 1, 2, 1};
     const std::size_t which = c.uniform(0, shapes.size() - 1);
     std::vector<std::size_t> axes;
     for (std::size_t d = 0; d < leading[which]; ++d) axes.push_back(d);
     if (c.chance(0.5)) std::reverse(axes.begin(), axes.end());
-    const tensorops::reduce_function functions[] = {tensorops::reduce_function::sum,     tensorops::reduce_function::sum_square,
-                                                    tensorops::reduce_function::l1,      tensorops::reduce_function::l2,
-                                                    tensorops::reduce_function::average, tensorops::reduce_function::log_sum,
-                                                    tensorops::reduce_function::max,     tensorops::reduce_function::min,
-                                                    tensorops::reduce_function::log_sum_exp, tensorops::reduce_function::multiply};
+    const tensorops::reduce_function functions[] = {
+        tensorops::reduce_function::sum,         tensorops::reduce_function::sum_square,
+        tensorops::reduce_function::l1,          tensorops::reduce_function::l2,
+        tensorops::reduce_function::average,     tensorops::reduce_function::log_sum,
+        tensorops::reduce_function::max,         tensorops::reduce_function::min,
+        tensorops::reduce_function::log_sum_exp, tensorops::reduce_function::multiply};
     reduce_case<T, std::int64_t>(c, pool, shapes[which], 0, axes, functions[c.chance(0.95) ? c.uniform(0, 8) : 9]);
 }
 
@@ -92,19 +94,21 @@ void one_line_trial(context& c, tensorops::thread_pool& pool) {
     std::vector<std::size_t> axes(global.size());
     for (std::size_t d = 0; d < axes.size(); ++d) axes[d] = d;
     std::shuffle(axes.begin(), axes.end(), c.random);
-    const tensorops::reduce_function functions[] = {tensorops::reduce_function::sum,     tensorops::reduce_function::sum_square,
-                                                    tensorops::reduce_function::l1,      tensorops::reduce_function::l2,
-                                                    tensorops::reduce_function::average, tensorops::reduce_function::log_sum,
-                                                    tensorops::reduce_function::max,     tensorops::reduce_function::min,
-                                                    tensorops::reduce_function::log_sum_exp, tensorops::reduce_function::multiply};
-    reduce_case<T, std::int64_t>(c, pool, global, 0, axes, functions[c.chance(0.9) ? c.uniform(0, 7) : c.uniform(8, 9)]);
+    const tensorops::reduce_function functions[] = {
+        tensorops::reduce_function::sum,         tensorops::reduce_function::sum_square,
+        tensorops::reduce_function::l1,          tensorops::reduce_function::l2,
+        tensorops::reduce_function::average,     tensorops::reduce_function::log_sum,
+        tensorops::reduce_function::max,         tensorops::reduce_function::min,
+        tensorops::reduce_function::log_sum_exp, tensorops::reduce_function::multiply};
+    reduce_case<T, std::int64_t>(c, pool, global, 0, axes,
+                                 functions[c.chance(0.9) ? c.uniform(0, 7) : c.uniform(8, 9)]);
 }
 
 /// One call of a sharded reduction (reduce, or argmax / argmin for those functions) of a random tensor of `global`
 /// sizes sharded along `sharded` at random, against the single-process call on the whole, bit for bit.
 template <class T, class I>
-void reduce_case(context& c, tensorops::thread_pool& pool, const std::vector<std::size_t>& global, std::size_t sharded, const std::vector<std::size_t>& axes,
-                 tensorops::reduce_function function) {
+void reduce_case(context& c, tensorops::thread_pool& pool, const std::vector<std::size_t>& global, std::size_t sharded,
+                 const std::vector<std::size_t>& axes, tensorops::reduce_function function) {
     const bool whole = std::find(axes.begin(), axes.end(), sharded) != axes.end();
     const bool arg = function == tensorops::reduce_function::argmax || function == tensorops::reduce_function::argmin;
     const auto direction = c.chance(0.5) ? tensorops::axis_direction::increasing : tensorops::axis_direction::decreasing;
@@ -193,26 +197,25 @@ void reduce_case(context& c, tensorops::thread_pool& pool, const std::vector<std
 }  // namespace mpi_test
 
 int main(int argc, char** argv) {
-    return mpi_test::run_trials(
-        argc, argv, "test_mpi_reduce", 80,
-        [](mpi_test::context& c, tensorops::thread_pool& pool) {
-            switch (c.uniform(0, 6)) {  // the integers: MPI's own reductions (wrapping, signed and unsigned extremes)
-                case 6:
-                    switch (c.uniform(0, 5)) {
-                        case 0: mpi_test::line_of_rows_trial<float>(c, pool); break;
-                        case 1: mpi_test::line_of_rows_trial<tensorops::float16>(c, pool); break;
-                        case 2: mpi_test::line_of_rows_trial<double>(c, pool); break;
-                        case 3: mpi_test::line_of_rows_trial<tensorops::bfloat16>(c, pool); break;
-                        case 4: mpi_test::one_line_trial<float>(c, pool); break;
-                        default: mpi_test::one_line_trial<tensorops::float16>(c, pool); break;
-                    }
-                    break;
-                case 0: mpi_test::reduce_trial<float, std::int64_t>(c, pool); break;
-                case 1: mpi_test::reduce_trial<double, std::uint32_t>(c, pool); break;
-                case 2: mpi_test::reduce_trial<tensorops::float16, std::int32_t>(c, pool); break;
-                case 3: mpi_test::reduce_trial<std::uint8_t, std::int32_t>(c, pool); break;
-                case 4: mpi_test::reduce_trial<std::int64_t, std::uint64_t>(c, pool); break;
-                default: mpi_test::reduce_trial<std::int32_t, std::int64_t>(c, pool); break;
-            }
-        });
+    return mpi_test::run_trials(argc, argv, "test_mpi_reduce", 80,
+                                [](mpi_test::context& c, tensorops::thread_pool& pool) {
+        switch (c.uniform(0, 6)) {  // the integers: MPI's own reductions (wrapping, signed and unsigned extremes)
+            case 6:
+                switch (c.uniform(0, 5)) {
+                    case 0: mpi_test::line_of_rows_trial<float>(c, pool); break;
+                    case 1: mpi_test::line_of_rows_trial<tensorops::float16>(c, pool); break;
+                    case 2: mpi_test::line_of_rows_trial<double>(c, pool); break;
+                    case 3: mpi_test::line_of_rows_trial<tensorops::bfloat16>(c, pool); break;
+                    case 4: mpi_test::one_line_trial<float>(c, pool); break;
+                    default: mpi_test::one_line_trial<tensorops::float16>(c, pool); break;
+                }
+                break;
+            case 0: mpi_test::reduce_trial<float, std::int64_t>(c, pool); break;
+            case 1: mpi_test::reduce_trial<double, std::uint32_t>(c, pool); break;
+            case 2: mpi_test::reduce_trial<tensorops::float16, std::int32_t>(c, pool); break;
+            case 3: mpi_test::reduce_trial<std::uint8_t, std::int32_t>(c, pool); break;
+            case 4: mpi_test::reduce_trial<std::int64_t, std::uint64_t>(c, pool); break;
+            default: mpi_test::reduce_trial<std::int32_t, std::int64_t>(c, pool); break;
+        }
+    });
 }

@@ -309,7 +309,7 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
                     log_sum_exp_line_of_rows(exec, sh, input.comm(), in.data, line, result.data(), root);
                     return deliver();
                 }
-            } else if (tensorops::detail::row_units::of_line<T>(line.width, line.n, static_cast<std::ptrdiff_t>(line.width)).units >= 2 &&
+            } else if (outer_walk_unit_count<T>(line) >= 2 &&
                        walk_with_policy<T, false>(function, [&](const auto& policy) {
                            reduce_line_of_rows(exec, sh, input.comm(), in.data, line, result.data(), root, policy);
                        })) {  // (one unit: a short line, or one the few-row kernel takes; gathered)

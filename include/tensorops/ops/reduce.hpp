@@ -200,10 +200,12 @@ void reduce_values(const executor_ref& exec, const tensor_view<const T>& input, 
         return;
     }
     if (function == reduce_function::log_sum_exp) {
-        if constexpr (floating) run_log_sum_exp_on(exec, input.data(), output.data(), plan.nest, plan.reduced, plan.count);
+        if constexpr (floating)
+            run_log_sum_exp_on(exec, input.data(), output.data(), plan.nest, plan.reduced, plan.count);
         return;
     }
-    visit_reduction<T>(function, [&]<class K>(const auto& policy) { run_reduction<K>(exec, plan, input, output, policy); });
+    visit_reduction<T>(function,
+                       [&]<class K>(const auto& policy) { run_reduction<K>(exec, plan, input, output, policy); });
 }
 
 /// reduce_values<T> through the compiled library (ops/detail/compiled.hpp): declared here, defined in src/routes.hpp.

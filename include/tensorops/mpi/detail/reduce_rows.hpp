@@ -21,8 +21,8 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
-#include <limits>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <span>
 #include <type_traits>
@@ -84,25 +84,39 @@ struct outer_walk_units {
         constexpr std::size_t B = tensorops::detail::cascade_block;
         if (unit + 1 == plan.units) return n;
         std::size_t end = std::min(plan.visits, (plan.first_block(unit) + 1) * B);
-        if (const std::size_t partner = plan.partner_block(unit); partner * B < plan.visits) end = std::min(plan.visits, (partner + 1) * B);
+        if (const std::size_t partner = plan.partner_block(unit); partner * B < plan.visits)
+            end = std::min(plan.visits, (partner + 1) * B);
         return end * plan.fuse;
     }
 };
+
+/// The units of the outer kernel's walk of `line` (one: a short line, or one the few-row kernel takes).
+template <class T>
+[[nodiscard]] std::size_t outer_walk_unit_count(const line_of_rows& line) noexcept {
+    return tensorops::detail::row_units::of_line<T>(line.width, line.n, static_cast<std::ptrdiff_t>(line.width)).units;
+}
 
 /// The blocks of the outer log-sum-exp kernel (log_sum_exp/outer.hpp) as units: lse_block_rows rows each, in order.
 struct log_sum_exp_blocks {
     std::size_t n = 0;
 
-    [[nodiscard]] std::size_t count() const noexcept { return (n + tensorops::detail::lse_block_rows - 1) / tensorops::detail::lse_block_rows; }
-    [[nodiscard]] std::size_t first_row(std::size_t unit) const noexcept { return unit * tensorops::detail::lse_block_rows; }
-    [[nodiscard]] std::size_t end_row(std::size_t unit) const noexcept { return std::min(n, (unit + 1) * tensorops::detail::lse_block_rows); }
+    [[nodiscard]] std::size_t count() const noexcept {
+        return (n + tensorops::detail::lse_block_rows - 1) / tensorops::detail::lse_block_rows;
+    }
+    [[nodiscard]] std::size_t first_row(std::size_t unit) const noexcept {
+        return unit * tensorops::detail::lse_block_rows;
+    }
+    [[nodiscard]] std::size_t end_row(std::size_t unit) const noexcept {
+        return std::min(n, (unit + 1) * tensorops::detail::lse_block_rows);
+    }
 };
 
 /// The full blocks of the inner kernel's walk of one contiguous line (contiguous.hpp: cascade_block steps of
 /// inner_accumulators vectors each) as units of one element per "row".
 template <class T>
 struct line_blocks {
-    static constexpr std::size_t elements = tensorops::detail::cascade_block * tensorops::detail::inner_accumulators * simd::pack<T>::size;
+    static constexpr std::size_t elements =
+        tensorops::detail::cascade_block * tensorops::detail::inner_accumulators * simd::pack<T>::size;
     std::size_t n = 0;
 
     [[nodiscard]] std::size_t count() const noexcept { return n / elements; }
@@ -179,32 +193,37 @@ struct unit_owners {
 /// receives this rank's into `copy` (rows [copy_begin, needs_end) of the line, the rows of its own shard among them
 /// copied from `shard`). Nonblocking, in messages of at most message_byte_limit bytes.
 template <class T>
-void exchange_unit_rows(MPI_Comm comm, const unit_owners& owners, std::size_t me, const T* shard, std::size_t width, std::vector<T>& copy) {
+void exchange_unit_rows(MPI_Comm comm, const unit_owners& owners, std::size_t me, const T* shard, std::size_t width,
+                        std::vector<T>& copy) {
     const std::size_t ranks = owners.rows_begin.size(), row_bytes = width * sizeof(T);
     const std::size_t begin = owners.copy_begin[me], end = owners.needs_end[me];
     copy.assign(end > begin ? (end - begin) * width : 0, T{});
     if (end > begin && owners.rows_end[me] > begin)
-        std::memcpy(copy.data(), shard + (begin - owners.rows_begin[me]) * width, (owners.rows_end[me] - begin) * row_bytes);
+        std::memcpy(copy.data(), shard + (begin - owners.rows_begin[me]) * width,
+                    (owners.rows_end[me] - begin) * row_bytes);
     std::vector<MPI_Request> requests;
     const auto receive = [&](T* rows, std::size_t size, std::size_t from) {
         auto* bytes = reinterpret_cast<unsigned char*>(rows);
         for (std::size_t done = 0; done < size; done += message_byte_limit)
-            MPI_Irecv(bytes + done, byte_count(std::min(message_byte_limit, size - done)), MPI_BYTE, static_cast<int>(from), gather_tag, comm,
-                      &requests.emplace_back());
+            MPI_Irecv(bytes + done, byte_count(std::min(message_byte_limit, size - done)), MPI_BYTE,
+                      static_cast<int>(from), gather_tag, comm, &requests.emplace_back());
     };
     const auto send = [&](const T* rows, std::size_t size, std::size_t to) {
         const auto* bytes = reinterpret_cast<const unsigned char*>(rows);
         for (std::size_t done = 0; done < size; done += message_byte_limit)
-            MPI_Isend(bytes + done, byte_count(std::min(message_byte_limit, size - done)), MPI_BYTE, static_cast<int>(to), gather_tag, comm,
-                      &requests.emplace_back());
+            MPI_Isend(bytes + done, byte_count(std::min(message_byte_limit, size - done)), MPI_BYTE,
+                      static_cast<int>(to), gather_tag, comm, &requests.emplace_back());
     };
     for (std::size_t q = 0; q < ranks; ++q) {
         if (q == me) continue;
         // Rows q holds that this rank needs; rows this rank holds that q needs (those lie past q's shard: q before it).
-        const std::size_t in_begin = std::max(owners.rows_begin[q], owners.rows_end[me]), in_end = std::min(owners.rows_end[q], end);
+        const std::size_t in_begin = std::max(owners.rows_begin[q], owners.rows_end[me]),
+                          in_end = std::min(owners.rows_end[q], end);
         if (in_begin < in_end) receive(copy.data() + (in_begin - begin) * width, (in_end - in_begin) * row_bytes, q);
-        const std::size_t out_begin = std::max(owners.rows_begin[me], owners.rows_end[q]), out_end = std::min(owners.rows_end[me], owners.needs_end[q]);
-        if (out_begin < out_end) send(shard + (out_begin - owners.rows_begin[me]) * width, (out_end - out_begin) * row_bytes, q);
+        const std::size_t out_begin = std::max(owners.rows_begin[me], owners.rows_end[q]),
+                          out_end = std::min(owners.rows_end[me], owners.needs_end[q]);
+        if (out_begin < out_end)
+            send(shard + (out_begin - owners.rows_begin[me]) * width, (out_end - out_begin) * row_bytes, q);
     }
     if (!requests.empty()) MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
 }
@@ -216,7 +235,8 @@ void deliver_outputs(MPI_Comm comm, const sharding& sh, std::vector<T>& outputs,
     const std::size_t output_bytes = outputs.size() * sizeof(T);
     if (root < 0) {
         for (std::size_t done = 0; done < output_bytes; done += message_byte_limit)
-            MPI_Bcast(reinterpret_cast<unsigned char*>(outputs.data()) + done, byte_count(std::min(message_byte_limit, output_bytes - done)), MPI_BYTE, last, comm);
+            MPI_Bcast(reinterpret_cast<unsigned char*>(outputs.data()) + done,
+                      byte_count(std::min(message_byte_limit, output_bytes - done)), MPI_BYTE, last, comm);
     } else if (root != last) {
         if (sh.here.rank == last) send_bytes(comm, outputs.data(), output_bytes, root, gather_tag);
         else if (sh.here.rank == root) receive_bytes(comm, outputs.data(), output_bytes, last, gather_tag);
@@ -228,8 +248,8 @@ void deliver_outputs(MPI_Comm comm, const sharding& sh, std::vector<T>& outputs,
 /// outputs into `result` on every rank (root < 0) or on `root` (result unused elsewhere). Bit for bit the outer kernel's
 /// outputs on the gathered line (the file comment says why). A collective: every rank calls it.
 template <class T, class R>
-void reduce_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_Comm comm, const T* shard, const line_of_rows& line, T* result,
-                         int root, const R& r) {
+void reduce_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_Comm comm, const T* shard,
+                         const line_of_rows& line, T* result, int root, const R& r) {
     using C = simd::compute_t<T>;
     namespace lib = tensorops::detail;
     const lib::row_units plan = lib::row_units::of_line<T>(line.width, line.n, static_cast<std::ptrdiff_t>(line.width));
@@ -250,8 +270,8 @@ void reduce_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_Comm 
         while (run_end < end && owners.from_copy(units, me, run_end) == copied) ++run_end;
         const T* x = copied ? copy.data() : shard;
         const std::size_t origin_row = copied ? owners.copy_begin[me] : owners.rows_begin[me];
-        lib::unit_running_rows(exec, x, static_cast<std::ptrdiff_t>(origin_row * width), plan, width, line.n, u, run_end, partial.get() + (u - first) * lanes,
-                               shard_bytes, r);
+        lib::unit_running_rows(exec, x, static_cast<std::ptrdiff_t>(origin_row * width), plan, width, line.n, u,
+                               run_end, partial.get() + (u - first) * lanes, shard_bytes, r);
         u = run_end;
     }
 
@@ -292,8 +312,8 @@ void reduce_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_Comm 
 /// received), and the merge runs along the ranks, the running rows passed from rank to rank. Bit for bit the kernel's
 /// outputs on the gathered line. A collective.
 template <class T>
-void log_sum_exp_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_Comm comm, const T* shard, const line_of_rows& line, T* result,
-                              int root) {
+void log_sum_exp_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_Comm comm, const T* shard,
+                              const line_of_rows& line, T* result, int root) {
     using C = simd::compute_t<T>;
     namespace lib = tensorops::detail;
     const log_sum_exp_blocks units{line.n};
@@ -307,7 +327,8 @@ void log_sum_exp_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_
     const std::unique_ptr<C[]> kept(new C[3 * blocks * width]);
     const auto row_of = [&](std::size_t b, std::size_t k) { return kept.get() + (3 * (b - first) + k) * width; };
     const std::size_t threads = exec.concurrency();
-    const std::size_t pieces = std::min(blocks, lib::wanted_pieces(exec, (owners.rows_end[me] - owners.rows_begin[me]) * width * sizeof(T)));
+    const std::size_t pieces =
+        std::min(blocks, lib::wanted_pieces(exec, (owners.rows_end[me] - owners.rows_begin[me]) * width * sizeof(T)));
     if (pieces > 0)
         exec.parallel_for(pieces, [&](std::size_t piece) {
             std::array<const T*, lib::lse_block_rows> block;
@@ -335,7 +356,8 @@ void log_sum_exp_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_
     const std::size_t state_bytes = running.size() * sizeof(C);
     if (me > 0) receive_bytes(comm, running.data(), state_bytes, static_cast<int>(me - 1), chain_tag);
     for (std::size_t b = first; b < end; ++b)
-        lib::log_sum_exp_merge<T>(running.data(), running.data() + width, row_of(b, 0), row_of(b, 1), row_of(b, 2), width);
+        lib::log_sum_exp_merge<T>(running.data(), running.data() + width, row_of(b, 0), row_of(b, 1), row_of(b, 2),
+                                  width);
     std::vector<T> outputs(width);
     if (me + 1 < ranks) send_bytes(comm, running.data(), state_bytes, static_cast<int>(me + 1), chain_tag);
     else lib::log_sum_exp_finish(running.data(), running.data() + width, outputs.data(), width, line.n);
@@ -344,26 +366,29 @@ void log_sum_exp_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_
 
 /// Sends rank P − 1 the elements [begin, n) of the line from the ranks that hold them, into `tail` there.
 template <class T>
-void gather_tail(MPI_Comm comm, const unit_owners& owners, std::size_t me, const T* shard, std::size_t begin, std::size_t n, std::vector<T>& tail) {
+void gather_tail(MPI_Comm comm, const unit_owners& owners, std::size_t me, const T* shard, std::size_t begin,
+                 std::size_t n, std::vector<T>& tail) {
     const std::size_t ranks = owners.rows_begin.size(), last = ranks - 1;
     std::vector<MPI_Request> requests;
     const auto send = [&](const T* data, std::size_t elements) {
         const auto* bytes = reinterpret_cast<const unsigned char*>(data);
         for (std::size_t done = 0, size = elements * sizeof(T); done < size; done += message_byte_limit)
-            MPI_Isend(bytes + done, byte_count(std::min(message_byte_limit, size - done)), MPI_BYTE, static_cast<int>(last), gather_tag, comm,
-                      &requests.emplace_back());
+            MPI_Isend(bytes + done, byte_count(std::min(message_byte_limit, size - done)), MPI_BYTE,
+                      static_cast<int>(last), gather_tag, comm, &requests.emplace_back());
     };
     const auto receive = [&](T* data, std::size_t elements, std::size_t from) {
         auto* bytes = reinterpret_cast<unsigned char*>(data);
         for (std::size_t done = 0, size = elements * sizeof(T); done < size; done += message_byte_limit)
-            MPI_Irecv(bytes + done, byte_count(std::min(message_byte_limit, size - done)), MPI_BYTE, static_cast<int>(from), gather_tag, comm,
-                      &requests.emplace_back());
+            MPI_Irecv(bytes + done, byte_count(std::min(message_byte_limit, size - done)), MPI_BYTE,
+                      static_cast<int>(from), gather_tag, comm, &requests.emplace_back());
     };
     if (me == last) tail.assign(n - begin, T{});
     for (std::size_t q = 0; q < ranks; ++q) {
         const std::size_t from = std::max(begin, owners.rows_begin[q]), to = std::min(n, owners.rows_end[q]);
         if (from >= to) continue;
-        if (q == me && me == last) std::copy(shard + (from - owners.rows_begin[q]), shard + (to - owners.rows_begin[q]), tail.begin() + static_cast<std::ptrdiff_t>(from - begin));
+        if (q == me && me == last)
+            std::copy(shard + (from - owners.rows_begin[q]), shard + (to - owners.rows_begin[q]),
+                      tail.begin() + static_cast<std::ptrdiff_t>(from - begin));
         else if (q == me) send(shard + (from - owners.rows_begin[q]), to - from);
         else if (me == last) receive(tail.data() + (from - begin), to - from, q);
     }
@@ -379,8 +404,8 @@ void gather_tail(MPI_Comm comm, const unit_owners& owners, std::size_t me, const
 /// would do); the last rank receives the elements after the full blocks, continues the cascade over them and finishes
 /// the output. Bit for bit the single process's output. A collective.
 template <class T, class R>
-void reduce_one_line(const executor_ref& exec, const sharding& sh, MPI_Comm comm, const T* shard, const line_of_rows& line, T* result, int root,
-                     const R& r) {
+void reduce_one_line(const executor_ref& exec, const sharding& sh, MPI_Comm comm, const T* shard,
+                     const line_of_rows& line, T* result, int root, const R& r) {
     using P = simd::pack<T>;
     namespace lib = tensorops::detail;
     const line_blocks<T> units{line.n};
@@ -392,11 +417,13 @@ void reduce_one_line(const executor_ref& exec, const sharding& sh, MPI_Comm comm
     gather_tail(comm, owners, me, shard, tail_begin, line.n, tail);
 
     const std::size_t first = owners.units_begin[me], end = owners.units_begin[me + 1];
-    const std::size_t wanted = std::max<std::size_t>(1, lib::wanted_pieces(exec, (end - first) * units.elements * sizeof(T)));
+    const std::size_t wanted =
+        std::max<std::size_t>(1, lib::wanted_pieces(exec, (end - first) * units.elements * sizeof(T)));
     std::size_t max_level = 0;
     while (((end - first) >> (max_level + 1)) >= wanted) ++max_level;
     const auto block_at = [&](std::size_t b) {
-        return owners.from_copy(units, me, b) ? copy.data() + (units.first_row(b) - owners.copy_begin[me]) : shard + (units.first_row(b) - owners.rows_begin[me]);
+        return owners.from_copy(units, me, b) ? copy.data() + (units.first_row(b) - owners.copy_begin[me])
+                                              : shard + (units.first_row(b) - owners.rows_begin[me]);
     };
     const bool lines = lib::hints_lines(line.n * sizeof(T));  // as the single process's kernel (reduce_inner)
     const auto nodes = lib::line_block_nodes<T>(exec, first, end, max_level, block_at, r, lines);
@@ -412,7 +439,8 @@ void reduce_one_line(const executor_ref& exec, const sharding& sh, MPI_Comm comm
         send_bytes(comm, &blocks, sizeof(blocks), static_cast<int>(me + 1), chain_tag);
     } else {
         const typename R::accumulator no_shift = r.identity();
-        outputs[0] = r.finish(lib::accumulate_runs_after(tail.data(), iter::loop_nest<2>{}, tail.size(), r, no_shift, blocks, 0, lib::all_runs, lines),
+        outputs[0] = r.finish(lib::accumulate_runs_after(tail.data(), iter::loop_nest<2>{}, tail.size(), r, no_shift,
+                                                         blocks, 0, lib::all_runs, lines),
                               line.n, no_shift);
     }
     deliver_outputs(comm, sh, outputs, result, root);

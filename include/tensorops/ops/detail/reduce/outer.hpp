@@ -122,11 +122,12 @@ inline constexpr std::size_t rows_in_turn = std::max<std::size_t>(1, 2 * sizeof(
 /// narrow rows read together are slower, see row_units). `origin`: x points at the line's element `origin`, not its
 /// first (a piece of the line holding the unit's rows: visit i at x + i · visit_step − origin).
 template <class T, class R>
-void fold_unit(const T* x, std::size_t lanes, const row_units& plan, std::size_t unit, simd::compute_t<T>* running, const R& r,
-               bool in_turn = false, std::ptrdiff_t origin = 0) {
+void fold_unit(const T* x, std::size_t lanes, const row_units& plan, std::size_t unit, simd::compute_t<T>* running,
+               const R& r, bool in_turn = false, std::ptrdiff_t origin = 0) {
     const std::ptrdiff_t step = plan.visit_step;
     const std::ptrdiff_t ahead = simd::rows_ahead_bytes<T>(step);
-    const std::size_t first = plan.first_block(unit) * cascade_block, end = std::min(plan.visits, first + cascade_block);
+    const std::size_t first = plan.first_block(unit) * cascade_block,
+                      end = std::min(plan.visits, first + cascade_block);
     const T* row = x + (static_cast<std::ptrdiff_t>(first) * step - origin);
     std::size_t i = first;
     if (const std::size_t partner = plan.partner_block(unit) * cascade_block; partner < plan.visits) {
@@ -149,16 +150,16 @@ void fold_unit(const T* x, std::size_t lanes, const row_units& plan, std::size_t
 /// running ∘= the rows of a line of `n` rows (`step` apart, `w` lanes each) that fusing them `fuse` at a time left
 /// over: the last n mod fuse rows, one at a time into the running row's first w lanes. `origin` as fold_unit's.
 template <class T, class R>
-void fold_rows_left_over(const T* x, std::size_t n, std::ptrdiff_t step, std::size_t fuse, std::size_t w, simd::compute_t<T>* running,
-                         const R& r, std::ptrdiff_t origin = 0) {
+void fold_rows_left_over(const T* x, std::size_t n, std::ptrdiff_t step, std::size_t fuse, std::size_t w,
+                         simd::compute_t<T>* running, const R& r, std::ptrdiff_t origin = 0) {
     const T* row = x + (static_cast<std::ptrdiff_t>(n - n % fuse) * step - origin);
     for (std::size_t i = n - n % fuse; i < n; ++i, row += step) fold_row(row, running, w, r, simd::rows_ahead_bytes<T>(step));
 }
 
 /// The outer kernel's last two levels: running rows added in order to a block row, which joins the total row every
-/// cascade_block of them (reduce_rows' comment). `block` and `total` are rows of `lanes` lanes, set to the identity.
+/// cascade_block of them (reduce_rows' comment). `block` and `total` are rows of `lanes` lanes, set to the identity;
+/// `in_block` the running rows already in `block` (a combination continued from where another left it: tensorops::mpi).
 template <class T, class R>
-/// `in_block`: running rows already in `block` (a combination continued from where another left it: tensorops::mpi).
 struct unit_combiner {
     using C = simd::compute_t<T>;
     C* block;

@@ -26,8 +26,9 @@ namespace tensorops::detail {
 /// line (a piece holding those units' rows). Each thread streams whole rows, which the hardware prefetchers follow
 /// (cutting the rows between threads instead measured slower: not kept). `bytes`: the input's size, to choose the pieces.
 template <class T, class R>
-void unit_running_rows(const executor_ref& exec, const T* x, std::ptrdiff_t origin, const row_units& plan, std::size_t width, std::size_t n,
-                       std::size_t first, std::size_t end, simd::compute_t<T>* partial, std::size_t bytes, const R& r) {
+void unit_running_rows(const executor_ref& exec, const T* x, std::ptrdiff_t origin, const row_units& plan,
+                       std::size_t width, std::size_t n, std::size_t first, std::size_t end,
+                       simd::compute_t<T>* partial, std::size_t bytes, const R& r) {
     using C = simd::compute_t<T>;
     const C identity = static_cast<C>(r.identity());
     const std::size_t fuse = plan.fuse, lanes = fuse * width, units = end - first;
@@ -61,8 +62,8 @@ void unit_running_rows(const executor_ref& exec, const T* x, std::ptrdiff_t orig
 /// faster nor slower, and is kept for the serial fill it removes: the figures in
 /// bench/journal/notes-reduce-and-log-sum-exp.md.)
 template <class T, class R>
-bool reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_t width, std::size_t n, std::ptrdiff_t step,
-                          std::size_t count, const R& r) {
+bool reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_t width, std::size_t n,
+                          std::ptrdiff_t step, std::size_t count, const R& r) {
     using C = simd::compute_t<T>;
     const C identity = static_cast<C>(r.identity());
     const row_units plan = row_units::of_line<T>(width, n, step);
@@ -89,8 +90,9 @@ bool reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_
 /// inner_accumulators vectors from `at`, the accumulators combined as a balanced tree (combine_all) — as the inner
 /// kernel (contiguous.hpp) pushes it into its cascade. `lines`: hint_stream_step's (hints_lines of what the caller reads).
 template <class T, class R>
-[[nodiscard, gnu::always_inline]] inline simd::pack<T> line_block_value(const T* at, const R& r, const simd::pack<T>& identity,
-                                                                       const simd::pack<T>& shift_lanes, bool lines) {
+[[nodiscard, gnu::always_inline]] inline simd::pack<T> line_block_value(const T* at, const R& r,
+                                                                        const simd::pack<T>& identity,
+                                                                        const simd::pack<T>& shift_lanes, bool lines) {
     using P = simd::pack<T>;
     constexpr std::size_t W = P::size, U = inner_accumulators;
     const auto combine = [&](const P& a, const P& b) { return r.combine_lanes(a, b); };
@@ -110,9 +112,11 @@ template <class T, class R>
 /// blocks, they leave it as pushing every block would. (tensorops::mpi: a rank's blocks, pushed after the ranks
 /// before it.) `lines`: line_block_value's.
 template <class T, class R, class BlockAt>
-[[nodiscard]] std::vector<std::pair<simd::pack<T>, std::size_t>> line_block_nodes(const executor_ref& exec, std::size_t first, std::size_t end,
-                                                                                   std::size_t max_level, const BlockAt& block_at, const R& r,
-                                                                                   bool lines) {
+[[nodiscard]] std::vector<std::pair<simd::pack<T>, std::size_t>> line_block_nodes(const executor_ref& exec,
+                                                                                  std::size_t first, std::size_t end,
+                                                                                  std::size_t max_level,
+                                                                                  const BlockAt& block_at, const R& r,
+                                                                                  bool lines) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
     std::vector<std::pair<std::size_t, std::size_t>> spans;  // (first block, level)
@@ -129,7 +133,8 @@ template <class T, class R, class BlockAt>
         exec.parallel_for(spans.size(), [&](std::size_t i) {
             cascade<P> own;
             const auto [start, level] = spans[i];
-            for (std::size_t b = start; b < start + (std::size_t{1} << level); ++b) own.push(line_block_value(block_at(b), r, identity, shift_lanes, lines), combine);
+            for (std::size_t b = start; b < start + (std::size_t{1} << level); ++b)
+                own.push(line_block_value(block_at(b), r, identity, shift_lanes, lines), combine);
             nodes[i] = {own.level(level), level};
         });
     return nodes;
@@ -162,13 +167,16 @@ bool reduce_line_in_chunks(const executor_ref& exec, const T* x, T* y, std::size
     exec.parallel_for(chunks, [&](std::size_t c) {
         cascade<P> own;
         const T* at = x + c * chunk_blocks * block;
-        for (std::size_t b = 0; b < chunk_blocks; ++b, at += block) own.push(line_block_value(at, r, identity, shift_lanes, lines), combine);
+        for (std::size_t b = 0; b < chunk_blocks; ++b, at += block)
+            own.push(line_block_value(at, r, identity, shift_lanes, lines), combine);
         nodes[c] = own.level(level);
     });
     cascade<P> blocks;
     for (const P& node : nodes) blocks.push_at(node, level, combine);
     const std::size_t done = chunks * chunk_blocks * block;
-    *y = r.finish(accumulate_runs_after(x + done, iter::loop_nest<2>{}, length - done, r, no_shift, blocks, 0, all_runs, lines), count, no_shift);
+    *y = r.finish(accumulate_runs_after(x + done, iter::loop_nest<2>{}, length - done, r, no_shift, blocks, 0, all_runs,
+                                        lines),
+                  count, no_shift);
     return true;
 }
 
