@@ -59,19 +59,27 @@ void reduce_trial(context& c, tensorops::thread_pool& pool) {
 /// the ranks): rows of 8 KiB (blocks paired two apart in windows of four: two windows and a block), of 16 KiB and a
 /// lane (wider than a panel; paired neighbours), of 2 KiB fused two at a time with a row left over (three lone blocks
 /// between pairs), of 256 B fused sixteen at a time (three unpaired blocks, eight rows left over), two leading axes
-/// reduced whose rows the shards cut inside a fused row, and three kept axes. Random shards (empty and single-row ones
+/// reduced whose rows the shards cut inside a fused row, three kept axes; and lines of rows side by side (kept axes
+/// before the sharded one: two, three and six lines). Random shards (empty and single-row ones
 /// included), every function that walks those units or LOG_SUM_EXP's blocks (256 rows each), and now and then MULTIPLY,
 /// which is gathered instead.
 template <class T>
 void line_of_rows_trial(context& c, tensorops::thread_pool& pool) {
     const std::size_t bytes = sizeof(T);
-    const std::vector<std::vector<std::size_t>> shapes = {
-        {1100, 8192 / bytes + 8 / bytes}, {300, 16384 / bytes + 1}, {1301, 2048 / bytes}, {5000, 256 / bytes},
-        {20, 65, 1200 / bytes},           {30000 / bytes, 3, 7}};
-    const std::size_t leading[] = {1, 1, 1, 1, 2, 1};
+    const std::vector<std::vector<std::size_t>> shapes = {{1100, 8192 / bytes + 8 / bytes},
+                                                          {300, 16384 / bytes + 1},
+                                                          {1301, 2048 / bytes},
+                                                          {5000, 256 / bytes},
+                                                          {20, 65, 1200 / bytes},
+                                                          {30000 / bytes, 3, 7},
+                                                          {2, 300, 16384 / bytes + 1},
+                                                          {3, 700, 2048 / bytes},
+                                                          {2, 3, 2100, 256 / bytes}};
+    // The sharded axis and how many axes from it are reduced: those before it are kept (lines side by side).
+    const std::size_t sharded_axis[] = {0, 0, 0, 0, 0, 0, 1, 1, 2}, reduced[] = {1, 1, 1, 1, 2, 1, 1, 1, 1};
     const std::size_t which = c.uniform(0, shapes.size() - 1);
     std::vector<std::size_t> axes;
-    for (std::size_t d = 0; d < leading[which]; ++d) axes.push_back(d);
+    for (std::size_t d = sharded_axis[which]; d < sharded_axis[which] + reduced[which]; ++d) axes.push_back(d);
     if (c.chance(0.5)) std::reverse(axes.begin(), axes.end());
     const tensorops::reduce_function functions[] = {
         tensorops::reduce_function::sum,         tensorops::reduce_function::sum_square,
@@ -79,7 +87,8 @@ void line_of_rows_trial(context& c, tensorops::thread_pool& pool) {
         tensorops::reduce_function::average,     tensorops::reduce_function::log_sum,
         tensorops::reduce_function::max,         tensorops::reduce_function::min,
         tensorops::reduce_function::log_sum_exp, tensorops::reduce_function::multiply};
-    reduce_case<T, std::int64_t>(c, pool, shapes[which], 0, axes, functions[c.chance(0.95) ? c.uniform(0, 8) : 9]);
+    reduce_case<T, std::int64_t>(c, pool, shapes[which], sharded_axis[which], axes,
+                                 functions[c.chance(0.95) ? c.uniform(0, 8) : 9]);
 }
 
 /// Every axis reduced, the sharded one axis 0 (tensorops/mpi/detail/reduce_rows.hpp: one contiguous line, the inner

@@ -11,9 +11,10 @@
 //     follow the kernel's order), with the sharded axis kept: locally too when the shard is a piece of the global nest
 //     (shard_is_a_piece: every axis before the sharded one kept, a reduced axis after it — reducing the rows of a
 //     row-sharded matrix, say), since the library computes every output of such a piece exactly as in the whole nest;
-//   - with the sharded axis reduced, when the global call is the outer kernel's walk of one line of rows (the sharded
-//     axis first, the reduced axes the leading ones, the kept ones at least two elements: the rows of a row-sharded
-//     matrix reduced into one row, say) and the function is not a floating product (whose one running row runs
+//   - with the sharded axis reduced, when the global call is the outer kernel's walk of lines of rows (the reduced
+//     axes the sharded one and those right after it, the kept ones after them at least two elements, any kept ones
+//     before it: the rows of a row-sharded matrix reduced into one row, or a batch of sequences sharded along the
+//     sequence, say) and the function is not a floating product (whose one running row runs
 //     through the whole line): each rank folds the units whose rows it holds (the walk's units of rows for sums,
 //     norms, averages, LOG_SUM, MAX, MIN; LOG_SUM_EXP's blocks of rows), the rows of the one unit or window its shard's
 //     end cuts received from the ranks after it, and the units' results are combined in order along the ranks
@@ -303,7 +304,7 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
             if (receives && !output.empty()) unpack_into(result.data(), output);
         };
         if (is_a_line_of_rows<T>(sh, axes, line)) {
-            result.resize(receives ? line.width : 0);
+            result.resize(receives ? line.lines * line.width : 0);
             if (function == reduce_function::log_sum_exp) {
                 if (log_sum_exp_blocks{line.n}.count() >= 2) {  // one block: gathered
                     log_sum_exp_line_of_rows(exec, sh, input.comm(), in.data, line, result.data(), root);
@@ -362,7 +363,8 @@ void reduce(sharded_view<In> input, sharded_view<U> output, reduce_function func
 /// any number of ranks, shard sizes and executor. Communication: integer SUM, MULTIPLY, L1, SUM_SQUARE, MAX, MIN
 /// (fixed-width integer types) one MPI allreduce (or reduce) of one partial per output; ARGMAX / ARGMIN an allgather
 /// (or gather) of one candidate per output per rank — whatever the size of the sharded axis. The floating functions
-/// but MULTIPLY over leading axes, the sharded one first: the rows its shard's end cuts and two rows of accumulators;
+/// but MULTIPLY over the sharded axis and those right after it: the rows its shard's end cuts and two rows of
+/// accumulators per line;
 /// over every axis (axis 0 sharded), but MULTIPLY and LOG_SUM_EXP: a block's elements, a cascade of 40 vectors and
 /// the line's last partial block; else they gather the tensor (see the file comment). Errors as the sharded-output
 /// form, with the sharded axis required among `axes` and `where.root` a rank of the communicator or -1.

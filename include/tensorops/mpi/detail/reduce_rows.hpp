@@ -46,26 +46,31 @@ namespace tensorops::mpi::detail {
 /// [rows_per_index · offset_q, rows_per_index · (offset_q + count_q)).
 struct line_of_rows {
     std::size_t n = 0, width = 0, rows_per_index = 0;
+    std::size_t lines = 1;  // lines of rows side by side: the product of the kept axes before the sharded one
 };
 
 /// Whether reducing the packed global tensor over `axes` (the sharded axis among them) is, for element type T, the
-/// outer kernel's walk of one line of rows that this file computes: the sharded axis is axis 0, the reduced axes are
-/// the leading ones [0, k) and the kept ones [k, rank) hold at least two elements (so the planned nest is [n, width]
-/// over its rows, the outer layout), n ≥ 2, a build with the vector kernels, T's operators header-only (a compiled
-/// library chooses its kernels' instruction set at run time). Sizes are the global ones: the same verdict on every rank.
+/// outer kernels' walk of lines of rows that this file computes: the reduced axes are the sharded one and those right
+/// after it, [a, k); the kept ones after them, [k, rank), hold at least two elements; those before it, [0, a), are kept
+/// and make `lines` lines of rows side by side (a batch of sequences sharded along the sequence, say). The planned
+/// nest is then [lines, n, width] reduced over n, the outer layout, each line walked by reduce_rows alone. Also n ≥ 2,
+/// a build with the vector kernels, T's operators header-only (a compiled library chooses its kernels' instruction set
+/// at run time). Sizes are the global ones: the same verdict on every rank.
 template <class T>
 [[nodiscard]] bool is_a_line_of_rows(const sharding& sh, std::span<const std::size_t> axes, line_of_rows& line) {
     if constexpr (!simd::vectorized || tensorops::detail::compiled_element<T>) {
         return false;
     } else {
-        if (sh.axis != 0 || axes.empty() || axes.size() >= sh.rank_dims) return false;
-        for (std::size_t d = 0; d < axes.size(); ++d)
+        const std::size_t a = sh.axis, k = a + axes.size();
+        if (axes.empty() || k >= sh.rank_dims) return false;
+        for (std::size_t d = a; d < k; ++d)
             if (std::find(axes.begin(), axes.end(), d) == axes.end()) return false;
-        std::size_t n = 1, width = 1;
-        for (std::size_t d = 0; d < axes.size(); ++d) n *= sh.global[d];
-        for (std::size_t d = axes.size(); d < sh.rank_dims; ++d) width *= sh.global[d];
-        if (n < 2 || width < 2) return false;
-        line = {n, width, n / sh.global[0]};
+        std::size_t lines = 1, n = 1, width = 1;
+        for (std::size_t d = 0; d < a; ++d) lines *= sh.global[d];
+        for (std::size_t d = a; d < k; ++d) n *= sh.global[d];
+        for (std::size_t d = k; d < sh.rank_dims; ++d) width *= sh.global[d];
+        if (lines == 0 || n < 2 || width < 2) return false;
+        line = {n, width, n / sh.global[a], lines};
         return true;
     }
 }
@@ -190,17 +195,21 @@ struct unit_owners {
 };
 
 /// Sends every rank the rows past its shard that its units need (owners.needs_end), from the ranks that hold them, and
-/// receives this rank's into `copy` (rows [copy_begin, needs_end) of the line, the rows of its own shard among them
-/// copied from `shard`). Nonblocking, in messages of at most message_byte_limit bytes.
+/// receives this rank's into `copy` (rows [copy_begin, needs_end) of each of the `lines` lines, one after the other,
+/// the rows of its own shard among them copied from `shard`, whose lines hold its rows one after the other).
+/// Nonblocking, in messages of at most message_byte_limit bytes, each pair of ranks's in line order.
 template <class T>
 void exchange_unit_rows(MPI_Comm comm, const unit_owners& owners, std::size_t me, const T* shard, std::size_t width,
-                        std::vector<T>& copy) {
+                        std::size_t lines, std::vector<T>& copy) {
     const std::size_t ranks = owners.rows_begin.size(), row_bytes = width * sizeof(T);
     const std::size_t begin = owners.copy_begin[me], end = owners.needs_end[me];
-    copy.assign(end > begin ? (end - begin) * width : 0, T{});
+    const std::size_t copied = end > begin ? (end - begin) * width : 0;  // elements of one line's copy
+    const std::size_t mine = (owners.rows_end[me] - owners.rows_begin[me]) * width;  // of one line of the shard
+    copy.assign(lines * copied, T{});
     if (end > begin && owners.rows_end[me] > begin)
-        std::memcpy(copy.data(), shard + (begin - owners.rows_begin[me]) * width,
-                    (owners.rows_end[me] - begin) * row_bytes);
+        for (std::size_t l = 0; l < lines; ++l)
+            std::memcpy(copy.data() + l * copied, shard + l * mine + (begin - owners.rows_begin[me]) * width,
+                        (owners.rows_end[me] - begin) * row_bytes);
     std::vector<MPI_Request> requests;
     const auto receive = [&](T* rows, std::size_t size, std::size_t from) {
         auto* bytes = reinterpret_cast<unsigned char*>(rows);
@@ -214,17 +223,20 @@ void exchange_unit_rows(MPI_Comm comm, const unit_owners& owners, std::size_t me
             MPI_Isend(bytes + done, byte_count(std::min(message_byte_limit, size - done)), MPI_BYTE,
                       static_cast<int>(to), gather_tag, comm, &requests.emplace_back());
     };
-    for (std::size_t q = 0; q < ranks; ++q) {
-        if (q == me) continue;
-        // Rows q holds that this rank needs; rows this rank holds that q needs (those lie past q's shard: q before it).
-        const std::size_t in_begin = std::max(owners.rows_begin[q], owners.rows_end[me]),
-                          in_end = std::min(owners.rows_end[q], end);
-        if (in_begin < in_end) receive(copy.data() + (in_begin - begin) * width, (in_end - in_begin) * row_bytes, q);
-        const std::size_t out_begin = std::max(owners.rows_begin[me], owners.rows_end[q]),
-                          out_end = std::min(owners.rows_end[me], owners.needs_end[q]);
-        if (out_begin < out_end)
-            send(shard + (out_begin - owners.rows_begin[me]) * width, (out_end - out_begin) * row_bytes, q);
-    }
+    for (std::size_t l = 0; l < lines; ++l)
+        for (std::size_t q = 0; q < ranks; ++q) {
+            if (q == me) continue;
+            // Rows q holds that this rank needs; rows this rank holds that q needs (past q's shard: q before it).
+            const std::size_t in_begin = std::max(owners.rows_begin[q], owners.rows_end[me]),
+                              in_end = std::min(owners.rows_end[q], end);
+            if (in_begin < in_end)
+                receive(copy.data() + l * copied + (in_begin - begin) * width, (in_end - in_begin) * row_bytes, q);
+            const std::size_t out_begin = std::max(owners.rows_begin[me], owners.rows_end[q]),
+                              out_end = std::min(owners.rows_end[me], owners.needs_end[q]);
+            if (out_begin < out_end)
+                send(shard + l * mine + (out_begin - owners.rows_begin[me]) * width, (out_end - out_begin) * row_bytes,
+                     q);
+        }
     if (!requests.empty()) MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
 }
 
@@ -244,9 +256,10 @@ void deliver_outputs(MPI_Comm comm, const sharding& sh, std::vector<T>& outputs,
     if (root < 0 || root == sh.here.rank) std::copy(outputs.begin(), outputs.end(), result);
 }
 
-/// The global reduction of `line` (is_a_line_of_rows) by policy r, this rank's shard packed at `shard`: the `width`
-/// outputs into `result` on every rank (root < 0) or on `root` (result unused elsewhere). Bit for bit the outer kernel's
-/// outputs on the gathered line (the file comment says why). A collective: every rank calls it.
+/// The global reduction of `line` (is_a_line_of_rows) by policy r, this rank's shard packed at `shard`: the
+/// lines · width outputs into `result` on every rank (root < 0) or on `root` (result unused elsewhere). Bit for bit the
+/// outer kernel's outputs on the gathered lines (the file comment says why; each line is walked alone, and its units
+/// and owners are the same in every line). A collective: every rank calls it.
 template <class T, class R>
 void reduce_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_Comm comm, const T* shard,
                          const line_of_rows& line, T* result, int root, const R& r) {
@@ -256,55 +269,59 @@ void reduce_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_Comm 
     const outer_walk_units units{plan, line.n};
     const unit_owners owners(sh, line, units);
     const std::size_t me = static_cast<std::size_t>(sh.here.rank), ranks = sh.shards.size();
-    const std::size_t lanes = plan.fuse * line.width, width = line.width;
+    const std::size_t lanes = plan.fuse * line.width, width = line.width, lines = line.lines;
     std::vector<T> copy;
-    exchange_unit_rows(comm, owners, me, shard, width, copy);
+    exchange_unit_rows(comm, owners, me, shard, width, lines, copy);
 
-    // This rank's units' running rows: from the shard, or from the copy where a unit's rows reach past the shard.
-    const std::size_t first = owners.units_begin[me], end = owners.units_begin[me + 1];
-    const auto partial = std::make_unique_for_overwrite<C[]>((end - first) * lanes);
-    const std::size_t shard_bytes = (owners.rows_end[me] - owners.rows_begin[me]) * width * sizeof(T);
-    for (std::size_t u = first; u < end;) {
-        const bool copied = owners.from_copy(units, me, u);
-        std::size_t run_end = u + 1;
-        while (run_end < end && owners.from_copy(units, me, run_end) == copied) ++run_end;
-        const T* x = copied ? copy.data() : shard;
-        const std::size_t origin_row = copied ? owners.copy_begin[me] : owners.rows_begin[me];
-        lib::unit_running_rows(exec, x, static_cast<std::ptrdiff_t>(origin_row * width), plan, width, line.n, u,
-                               run_end, partial.get() + (u - first) * lanes, shard_bytes, r);
-        u = run_end;
-    }
+    // This rank's units' running rows, line by line: from the shard, or from the copy where a unit's rows reach past
+    // the shard.
+    const std::size_t first = owners.units_begin[me], end = owners.units_begin[me + 1], units_here = end - first;
+    const auto partial = std::make_unique_for_overwrite<C[]>(lines * units_here * lanes);
+    const std::size_t mine = (owners.rows_end[me] - owners.rows_begin[me]) * width;  // elements of a line here
+    const std::size_t copied = (owners.needs_end[me] - owners.copy_begin[me]) * width;
+    for (std::size_t l = 0; l < lines; ++l)
+        for (std::size_t u = first; u < end;) {
+            const bool from_copy = owners.from_copy(units, me, u);
+            std::size_t run_end = u + 1;
+            while (run_end < end && owners.from_copy(units, me, run_end) == from_copy) ++run_end;
+            const T* x = from_copy ? copy.data() + l * copied : shard + l * mine;
+            const std::size_t origin_row = from_copy ? owners.copy_begin[me] : owners.rows_begin[me];
+            lib::unit_running_rows(exec, x, static_cast<std::ptrdiff_t>(origin_row * width), plan, width, line.n, u,
+                                   run_end, partial.get() + (l * units_here + u - first) * lanes, mine * sizeof(T), r);
+            u = run_end;
+        }
 
-    // The combination along the ranks: block row, total row and the rows in the block, from the rank before.
+    // The combination along the ranks: each line's block row and total row, and the rows in a block (the same in
+    // every line), from the rank before.
     const C identity = static_cast<C>(r.identity());
-    std::vector<unsigned char> state(2 * lanes * sizeof(C) + sizeof(std::size_t));
-    std::vector<C> block(lanes, identity), total(lanes, identity);
+    std::vector<C> rows(2 * lines * lanes, identity);  // per line: block row, total row
     std::size_t in_block = 0;
-    const auto unpack_state = [&] {
-        std::memcpy(block.data(), state.data(), lanes * sizeof(C));
-        std::memcpy(total.data(), state.data() + lanes * sizeof(C), lanes * sizeof(C));
-        std::memcpy(&in_block, state.data() + 2 * lanes * sizeof(C), sizeof(std::size_t));
-    };
+    const std::size_t rows_bytes = rows.size() * sizeof(C);
+    std::vector<unsigned char> state(rows_bytes + sizeof(std::size_t));
     if (me > 0) {
         receive_bytes(comm, state.data(), state.size(), static_cast<int>(me - 1), chain_tag);
-        unpack_state();
+        std::memcpy(rows.data(), state.data(), rows_bytes);
+        std::memcpy(&in_block, state.data() + rows_bytes, sizeof(std::size_t));
     }
-    lib::unit_combiner<T, R> combiner{block.data(), total.data(), lanes, r, in_block};
-    for (std::size_t u = first; u < end; ++u) combiner.add(partial.get() + (u - first) * lanes);
-    std::vector<T> outputs(width);
+    std::vector<T> outputs(lines * width);
+    std::size_t in_block_after = in_block;
+    for (std::size_t l = 0; l < lines; ++l) {
+        C* const block = rows.data() + 2 * l * lanes;
+        lib::unit_combiner<T, R> combiner{block, block + lanes, lanes, r, in_block};
+        for (std::size_t u = first; u < end; ++u) combiner.add(partial.get() + (l * units_here + u - first) * lanes);
+        in_block_after = combiner.in_block;
+        if (me + 1 == ranks) lib::finish_segments(combiner.finish(), width, plan.fuse, outputs.data() + l * width, line.n, r);
+    }
     if (me + 1 < ranks) {
-        std::memcpy(state.data(), block.data(), lanes * sizeof(C));
-        std::memcpy(state.data() + lanes * sizeof(C), total.data(), lanes * sizeof(C));
-        std::memcpy(state.data() + 2 * lanes * sizeof(C), &combiner.in_block, sizeof(std::size_t));
+        std::memcpy(state.data(), rows.data(), rows_bytes);
+        std::memcpy(state.data() + rows_bytes, &in_block_after, sizeof(std::size_t));
         send_bytes(comm, state.data(), state.size(), static_cast<int>(me + 1), chain_tag);
-    } else {
-        lib::finish_segments(combiner.finish(), width, plan.fuse, outputs.data(), line.n, r);
     }
     deliver_outputs(comm, sh, outputs, result, root);
 }
 
-/// LOG_SUM_EXP of `line` (is_a_line_of_rows, at least two blocks), this rank's shard packed at `shard`: the `width`
-/// outputs into `result` on every rank (root < 0) or on `root`. The outer log-sum-exp kernel's order
+/// LOG_SUM_EXP of `line` (is_a_line_of_rows, at least two blocks), this rank's shard packed at `shard`: the
+/// lines · width outputs into `result` on every rank (root < 0) or on `root`, each line walked alone. The outer log-sum-exp kernel's order
 /// (log_sum_exp/outer.hpp): blocks of lse_block_rows rows, each block's (maximum, shift, sums) rows computed from its
 /// rows alone, in the kernel's panels (a lane's vector, whose second pass a non-finite sum or an unserved maximum
 /// calls for, is the same as there), then merged in block order into running (maximum, sum) rows: here each rank
@@ -319,48 +336,58 @@ void log_sum_exp_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_
     const log_sum_exp_blocks units{line.n};
     const unit_owners owners(sh, line, units);
     const std::size_t me = static_cast<std::size_t>(sh.here.rank), ranks = sh.shards.size(), width = line.width;
+    const std::size_t lines = line.lines;
     std::vector<T> copy;
-    exchange_unit_rows(comm, owners, me, shard, width, copy);
+    exchange_unit_rows(comm, owners, me, shard, width, lines, copy);
 
-    // This rank's blocks: maximum, shift and sums rows of each, computed as reduce_rows_log_sum_exp_in_bands does.
+    // This rank's blocks: maximum, shift and sums rows of each, computed as reduce_rows_log_sum_exp_in_bands does; a
+    // block of line l is block (l, b), l · blocks + b − first in order.
     const std::size_t first = owners.units_begin[me], end = owners.units_begin[me + 1], blocks = end - first;
-    const std::unique_ptr<C[]> kept(new C[3 * blocks * width]);
-    const auto row_of = [&](std::size_t b, std::size_t k) { return kept.get() + (3 * (b - first) + k) * width; };
-    const std::size_t threads = exec.concurrency();
-    const std::size_t pieces =
-        std::min(blocks, lib::wanted_pieces(exec, (owners.rows_end[me] - owners.rows_begin[me]) * width * sizeof(T)));
+    const std::unique_ptr<C[]> kept(new C[3 * lines * blocks * width]);
+    const auto row_of = [&](std::size_t l, std::size_t b, std::size_t k) {
+        return kept.get() + (3 * (l * blocks + b - first) + k) * width;
+    };
+    const std::size_t mine = (owners.rows_end[me] - owners.rows_begin[me]) * width;  // elements of a line here
+    const std::size_t copied = (owners.needs_end[me] - owners.copy_begin[me]) * width;
+    const std::size_t threads = exec.concurrency(), all = lines * blocks;
+    const std::size_t pieces = std::min(all, lib::wanted_pieces(exec, lines * mine * sizeof(T)));
     if (pieces > 0)
         exec.parallel_for(pieces, [&](std::size_t piece) {
             std::array<const T*, lib::lse_block_rows> block;
             lib::accumulator_rows<C, lib::lse_accumulator_rows> own;
-            const std::size_t piece_end = first + lib::piece_begin(piece + 1, pieces, blocks, threads);
-            for (std::size_t b = first + lib::piece_begin(piece, pieces, blocks, threads); b < piece_end; ++b) {
-                const bool copied = owners.from_copy(units, me, b);
-                const T* x = copied ? copy.data() : shard;
-                const std::size_t origin_row = copied ? owners.copy_begin[me] : owners.rows_begin[me];
+            const std::size_t piece_end = lib::piece_begin(piece + 1, pieces, all, threads);
+            for (std::size_t i = lib::piece_begin(piece, pieces, all, threads); i < piece_end; ++i) {
+                const std::size_t l = i / blocks, b = first + i % blocks;
+                const bool from_copy = owners.from_copy(units, me, b);
+                const T* x = from_copy ? copy.data() + l * copied : shard + l * mine;
+                const std::size_t origin_row = from_copy ? owners.copy_begin[me] : owners.rows_begin[me];
                 const std::size_t row = units.first_row(b), rows = units.end_row(b) - row;
                 for (std::size_t start = 0; start < width; start += own.panel) {
                     const std::size_t w = std::min(own.panel, width - start);
                     own.place_apart_from(x + start, 0);
-                    for (std::size_t i = 0; i < rows; ++i) block[i] = x + start + (row + i - origin_row) * width;
+                    for (std::size_t j = 0; j < rows; ++j) block[j] = x + start + (row + j - origin_row) * width;
                     lib::log_sum_exp_block(block.data(), rows, w, own.row(0), own.row(1), own.row(2));
-                    for (std::size_t k = 0; k < 3; ++k) std::copy_n(own.row(k), w, row_of(b, k) + start);
+                    for (std::size_t k = 0; k < 3; ++k) std::copy_n(own.row(k), w, row_of(l, b, k) + start);
                 }
             }
         });
 
-    // The merge along the ranks: the running (maximum, sum) rows from the rank before.
-    std::vector<C> running(2 * width);
-    std::fill_n(running.begin(), width, -std::numeric_limits<C>::infinity());
-    std::fill_n(running.begin() + static_cast<std::ptrdiff_t>(width), width, C(0));
+    // The merge along the ranks: each line's running (maximum, sum) rows from the rank before.
+    std::vector<C> running(2 * lines * width);
+    for (std::size_t l = 0; l < lines; ++l) {
+        std::fill_n(running.begin() + static_cast<std::ptrdiff_t>(2 * l * width), width, -std::numeric_limits<C>::infinity());
+        std::fill_n(running.begin() + static_cast<std::ptrdiff_t>((2 * l + 1) * width), width, C(0));
+    }
     const std::size_t state_bytes = running.size() * sizeof(C);
     if (me > 0) receive_bytes(comm, running.data(), state_bytes, static_cast<int>(me - 1), chain_tag);
-    for (std::size_t b = first; b < end; ++b)
-        lib::log_sum_exp_merge<T>(running.data(), running.data() + width, row_of(b, 0), row_of(b, 1), row_of(b, 2),
-                                  width);
-    std::vector<T> outputs(width);
+    std::vector<T> outputs(lines * width);
+    for (std::size_t l = 0; l < lines; ++l) {
+        C* const m = running.data() + 2 * l * width;
+        for (std::size_t b = first; b < end; ++b)
+            lib::log_sum_exp_merge<T>(m, m + width, row_of(l, b, 0), row_of(l, b, 1), row_of(l, b, 2), width);
+        if (me + 1 == ranks) lib::log_sum_exp_finish(m, m + width, outputs.data() + l * width, width, line.n);
+    }
     if (me + 1 < ranks) send_bytes(comm, running.data(), state_bytes, static_cast<int>(me + 1), chain_tag);
-    else lib::log_sum_exp_finish(running.data(), running.data() + width, outputs.data(), width, line.n);
     deliver_outputs(comm, sh, outputs, result, root);
 }
 
@@ -412,7 +439,7 @@ void reduce_one_line(const executor_ref& exec, const sharding& sh, MPI_Comm comm
     const unit_owners owners(sh, line, units);
     const std::size_t me = static_cast<std::size_t>(sh.here.rank), ranks = sh.shards.size();
     std::vector<T> copy, tail;
-    exchange_unit_rows(comm, owners, me, shard, 1, copy);
+    exchange_unit_rows(comm, owners, me, shard, 1, 1, copy);
     const std::size_t tail_begin = units.count() * units.elements;
     gather_tail(comm, owners, me, shard, tail_begin, line.n, tail);
 
