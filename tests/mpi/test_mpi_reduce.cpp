@@ -66,15 +66,10 @@ void reduce_trial(context& c, tensorops::thread_pool& pool) {
 template <class T>
 void line_of_rows_trial(context& c, tensorops::thread_pool& pool) {
     const std::size_t bytes = sizeof(T);
-    const std::vector<std::vector<std::size_t>> shapes = {{1100, 8192 / bytes + 8 / bytes},
-                                                          {300, 16384 / bytes + 1},
-                                                          {1301, 2048 / bytes},
-                                                          {5000, 256 / bytes},
-                                                          {20, 65, 1200 / bytes},
-                                                          {30000 / bytes, 3, 7},
-                                                          {2, 300, 16384 / bytes + 1},
-                                                          {3, 700, 2048 / bytes},
-                                                          {2, 3, 2100, 256 / bytes}};
+    const std::vector<std::vector<std::size_t>> shapes = {
+        {1100, 8192 / bytes + 8 / bytes}, {300, 16384 / bytes + 1}, {1301, 2048 / bytes},        {5000, 256 / bytes},
+        {20, 65, 1200 / bytes},           {30000 / bytes, 3, 7},    {2, 300, 16384 / bytes + 1}, {3, 700, 2048 / bytes},
+        {2, 3, 2100, 256 / bytes}};
     // The sharded axis and how many axes from it are reduced: those before it are kept (lines side by side).
     const std::size_t sharded_axis[] = {0, 0, 0, 0, 0, 0, 1, 1, 2}, reduced[] = {1, 1, 1, 1, 2, 1, 1, 1, 1};
     const std::size_t which = c.uniform(0, shapes.size() - 1);

@@ -1,6 +1,9 @@
-// tensorops/mpi/detail/reduce_rows.hpp — a floating reduction over the sharded axis when the global call is the outer
-// kernel's walk of one line of rows ([n rows, w columns] reduced over its rows, the rows sharded): each rank folds the
-// units of that walk whose rows it holds, and the units' running rows are combined in order along the ranks.
+// tensorops/mpi/detail/reduce_rows.hpp — floating reductions over the sharded axis that follow the single process's
+// order without gathering the tensor: the outer kernel's walk of a line of rows ([n rows, w columns] reduced over its
+// rows, the rows sharded; lines side by side where kept axes come before the sharded one) — each rank folds the units
+// of that walk whose rows it holds, and the units' running rows are combined in order along the ranks — LOG_SUM_EXP's
+// outer walk likewise, and one contiguous line reduced whole (reduce_one_line: the inner kernel's blocks as aligned
+// nodes of its cascade, the cascade passed along the ranks).
 //
 // Why this gives the single process's bits: the outer kernel (ops/detail/reduce/outer.hpp) fixes its order of
 // operations by the global line alone — units of rows (row_units: blocks of cascade_block rows, paired within
@@ -203,7 +206,7 @@ void exchange_unit_rows(MPI_Comm comm, const unit_owners& owners, std::size_t me
                         std::size_t lines, std::vector<T>& copy) {
     const std::size_t ranks = owners.rows_begin.size(), row_bytes = width * sizeof(T);
     const std::size_t begin = owners.copy_begin[me], end = owners.needs_end[me];
-    const std::size_t copied = end > begin ? (end - begin) * width : 0;  // elements of one line's copy
+    const std::size_t copied = end > begin ? (end - begin) * width : 0;              // elements of one line's copy
     const std::size_t mine = (owners.rows_end[me] - owners.rows_begin[me]) * width;  // of one line of the shard
     copy.assign(lines * copied, T{});
     if (end > begin && owners.rows_end[me] > begin)
@@ -310,7 +313,8 @@ void reduce_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_Comm 
         lib::unit_combiner<T, R> combiner{block, block + lanes, lanes, r, in_block};
         for (std::size_t u = first; u < end; ++u) combiner.add(partial.get() + (l * units_here + u - first) * lanes);
         in_block_after = combiner.in_block;
-        if (me + 1 == ranks) lib::finish_segments(combiner.finish(), width, plan.fuse, outputs.data() + l * width, line.n, r);
+        if (me + 1 == ranks)
+            lib::finish_segments(combiner.finish(), width, plan.fuse, outputs.data() + l * width, line.n, r);
     }
     if (me + 1 < ranks) {
         std::memcpy(state.data(), rows.data(), rows_bytes);
@@ -321,13 +325,13 @@ void reduce_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_Comm 
 }
 
 /// LOG_SUM_EXP of `line` (is_a_line_of_rows, at least two blocks), this rank's shard packed at `shard`: the
-/// lines · width outputs into `result` on every rank (root < 0) or on `root`, each line walked alone. The outer log-sum-exp kernel's order
-/// (log_sum_exp/outer.hpp): blocks of lse_block_rows rows, each block's (maximum, shift, sums) rows computed from its
-/// rows alone, in the kernel's panels (a lane's vector, whose second pass a non-finite sum or an unserved maximum
-/// calls for, is the same as there), then merged in block order into running (maximum, sum) rows: here each rank
-/// computes the blocks whose first row it holds (the one its shard's end cuts from a copy, its rows past the shard
-/// received), and the merge runs along the ranks, the running rows passed from rank to rank. Bit for bit the kernel's
-/// outputs on the gathered line. A collective.
+/// lines · width outputs into `result` on every rank (root < 0) or on `root`, each line walked alone. The outer
+/// log-sum-exp kernel's order (log_sum_exp/outer.hpp): blocks of lse_block_rows rows, each block's (maximum, shift,
+/// sums) rows computed from its rows alone, in the kernel's panels (a lane's vector, whose second pass a non-finite
+/// sum or an unserved maximum calls for, is the same as there), then merged in block order into running (maximum, sum)
+/// rows: here each rank computes the blocks whose first row it holds (the one its shard's end cuts from a copy, its
+/// rows past the shard received), and the merge runs along the ranks, the running rows passed from rank to rank. Bit
+/// for bit the kernel's outputs on the gathered lines. A collective.
 template <class T>
 void log_sum_exp_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_Comm comm, const T* shard,
                               const line_of_rows& line, T* result, int root) {
@@ -375,7 +379,8 @@ void log_sum_exp_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_
     // The merge along the ranks: each line's running (maximum, sum) rows from the rank before.
     std::vector<C> running(2 * lines * width);
     for (std::size_t l = 0; l < lines; ++l) {
-        std::fill_n(running.begin() + static_cast<std::ptrdiff_t>(2 * l * width), width, -std::numeric_limits<C>::infinity());
+        std::fill_n(running.begin() + static_cast<std::ptrdiff_t>(2 * l * width), width,
+                    -std::numeric_limits<C>::infinity());
         std::fill_n(running.begin() + static_cast<std::ptrdiff_t>((2 * l + 1) * width), width, C(0));
     }
     const std::size_t state_bytes = running.size() * sizeof(C);
