@@ -294,10 +294,10 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
     }
     if constexpr (std::is_same_v<T, U> && !std::is_integral_v<T>) {
         // The floating functions where the global call's order is one the ranks can follow without the tensor
-        // (detail/reduce_rows.hpp): a line of rows reduced over them (the rows of a row-sharded matrix reduced into one
-        // row, say) — the outer kernels' units, or LOG_SUM_EXP's blocks, where their rows are; one contiguous line
-        // reduced whole — the inner kernel's blocks where they lie. Floating products (one running row or product
-        // through the whole line) and any other layout: gathered below.
+        // (detail/reduce_rows.hpp): lines of rows reduced over them (the rows of a row-sharded matrix reduced into one
+        // row; a batch of sharded sequences) — the outer kernels' units, or LOG_SUM_EXP's blocks, where their rows
+        // are; one contiguous line reduced whole — the inner kernel's blocks where they lie. Floating products (one
+        // running row or product through the whole line) and any other layout: gathered below.
         line_of_rows line;
         std::vector<T> result;
         const auto deliver = [&] {
