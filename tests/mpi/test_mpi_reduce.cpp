@@ -54,6 +54,14 @@ void reduce_trial(context& c, tensorops::thread_pool& pool) {
     reduce_case<T, I>(c, pool, global, sharded, axes, functions[c.uniform(0, functions.size() - 1)]);
 }
 
+/// The floating functions of the sharded walks' trials: the eight whose units and blocks the walks of rows and of one
+/// line follow, then LOG_SUM_EXP (walked over rows by its own blocks, gathered for one line) and MULTIPLY (gathered).
+inline constexpr tensorops::reduce_function floating_functions[] = {
+    tensorops::reduce_function::sum,         tensorops::reduce_function::sum_square, tensorops::reduce_function::l1,
+    tensorops::reduce_function::l2,          tensorops::reduce_function::average,    tensorops::reduce_function::log_sum,
+    tensorops::reduce_function::max,         tensorops::reduce_function::min,        tensorops::reduce_function::log_sum_exp,
+    tensorops::reduce_function::multiply};
+
 /// Lines of rows reduced over them, the rows sharded (tensorops/mpi/detail/reduce_rows.hpp: the outer kernel's units
 /// folded where their rows are, the rows of a window cut by a shard's end exchanged, the running rows combined along
 /// the ranks): rows of 8 KiB (blocks paired two apart in windows of four: two windows and a block), of 16 KiB and a
@@ -76,14 +84,8 @@ void line_of_rows_trial(context& c, tensorops::thread_pool& pool) {
     std::vector<std::size_t> axes;
     for (std::size_t d = sharded_axis[which]; d < sharded_axis[which] + reduced[which]; ++d) axes.push_back(d);
     if (c.chance(0.5)) std::reverse(axes.begin(), axes.end());
-    const tensorops::reduce_function functions[] = {
-        tensorops::reduce_function::sum,         tensorops::reduce_function::sum_square,
-        tensorops::reduce_function::l1,          tensorops::reduce_function::l2,
-        tensorops::reduce_function::average,     tensorops::reduce_function::log_sum,
-        tensorops::reduce_function::max,         tensorops::reduce_function::min,
-        tensorops::reduce_function::log_sum_exp, tensorops::reduce_function::multiply};
     reduce_case<T, std::int64_t>(c, pool, shapes[which], sharded_axis[which], axes,
-                                 functions[c.chance(0.95) ? c.uniform(0, 8) : 9]);
+                                 floating_functions[c.chance(0.95) ? c.uniform(0, 8) : 9]);
 }
 
 /// Every axis reduced, the sharded one axis 0 (tensorops/mpi/detail/reduce_rows.hpp: one contiguous line, the inner
@@ -98,14 +100,8 @@ void one_line_trial(context& c, tensorops::thread_pool& pool) {
     std::vector<std::size_t> axes(global.size());
     for (std::size_t d = 0; d < axes.size(); ++d) axes[d] = d;
     std::shuffle(axes.begin(), axes.end(), c.random);
-    const tensorops::reduce_function functions[] = {
-        tensorops::reduce_function::sum,         tensorops::reduce_function::sum_square,
-        tensorops::reduce_function::l1,          tensorops::reduce_function::l2,
-        tensorops::reduce_function::average,     tensorops::reduce_function::log_sum,
-        tensorops::reduce_function::max,         tensorops::reduce_function::min,
-        tensorops::reduce_function::log_sum_exp, tensorops::reduce_function::multiply};
     reduce_case<T, std::int64_t>(c, pool, global, 0, axes,
-                                 functions[c.chance(0.9) ? c.uniform(0, 7) : c.uniform(8, 9)]);
+                                 floating_functions[c.chance(0.9) ? c.uniform(0, 7) : c.uniform(8, 9)]);
 }
 
 /// One call of a sharded reduction (reduce, or argmax / argmin for those functions) of a random tensor of `global`

@@ -103,6 +103,33 @@ template <class V>
 inline constexpr int chain_tag = 0x7e50;
 inline constexpr int gather_tag = 0x7e51;
 
+/// send_bytes and receive_bytes without waiting: the messages' requests appended to `requests` (complete them with
+/// wait_for before `data` is reused or read). Between two ranks, messages posted in the same order match in order.
+inline void post_send_bytes(MPI_Comm comm, const void* data, std::size_t size, int to, int tag, std::vector<MPI_Request>& requests,
+                            std::size_t limit = message_byte_limit) {
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    for (std::size_t done = 0; done < size; done += limit)
+        MPI_Isend(bytes + done, byte_count(std::min(limit, size - done)), MPI_BYTE, to, tag, comm, &requests.emplace_back());
+}
+inline void post_receive_bytes(MPI_Comm comm, void* data, std::size_t size, int from, int tag, std::vector<MPI_Request>& requests,
+                               std::size_t limit = message_byte_limit) {
+    auto* bytes = static_cast<unsigned char*>(data);
+    for (std::size_t done = 0; done < size; done += limit)
+        MPI_Irecv(bytes + done, byte_count(std::min(limit, size - done)), MPI_BYTE, from, tag, comm, &requests.emplace_back());
+}
+/// Completes the requests posted (none: nothing to do).
+inline void wait_for(std::vector<MPI_Request>& requests) {
+    if (!requests.empty()) MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    requests.clear();
+}
+
+/// `size` bytes at `data` from rank `from` to every rank, as MPI_Bcast does, in broadcasts of at most `limit` bytes.
+inline void broadcast_bytes(MPI_Comm comm, void* data, std::size_t size, int from, std::size_t limit = message_byte_limit) {
+    auto* bytes = static_cast<unsigned char*>(data);
+    for (std::size_t done = 0; done < size; done += limit)
+        MPI_Bcast(bytes + done, byte_count(std::min(limit, size - done)), MPI_BYTE, from, comm);
+}
+
 /// Each rank's `count[r]` bytes from `mine` land at `displacement[r]` of `all` on every rank (root < 0), or on
 /// `root` only (`all` is then unused elsewhere). `count` and `displacement` must be the same on every rank. Any size:
 /// one MPI_Allgatherv / MPI_Gatherv while every count and displacement fits `limit`; past it (2 GiB: a floating
@@ -132,8 +159,7 @@ inline void gather_bytes(MPI_Comm comm, const void* mine, const std::vector<std:
         const int from = static_cast<int>(r);
         if (root < 0) {
             if (r == me) std::memcpy(bytes + displacement[r], mine, count[r]);
-            for (std::size_t done = 0; done < count[r]; done += limit)
-                MPI_Bcast(bytes + displacement[r] + done, byte_count(std::min(limit, count[r] - done)), MPI_BYTE, from, comm);
+            broadcast_bytes(comm, bytes + displacement[r], count[r], from, limit);
         } else if (r == me && here.rank == root) {
             std::memcpy(bytes + displacement[r], mine, count[r]);
         } else if (r == me) {

@@ -215,16 +215,10 @@ void exchange_unit_rows(MPI_Comm comm, const unit_owners& owners, std::size_t me
                         (owners.rows_end[me] - begin) * row_bytes);
     std::vector<MPI_Request> requests;
     const auto receive = [&](T* rows, std::size_t size, std::size_t from) {
-        auto* bytes = reinterpret_cast<unsigned char*>(rows);
-        for (std::size_t done = 0; done < size; done += message_byte_limit)
-            MPI_Irecv(bytes + done, byte_count(std::min(message_byte_limit, size - done)), MPI_BYTE,
-                      static_cast<int>(from), gather_tag, comm, &requests.emplace_back());
+        post_receive_bytes(comm, rows, size, static_cast<int>(from), gather_tag, requests);
     };
     const auto send = [&](const T* rows, std::size_t size, std::size_t to) {
-        const auto* bytes = reinterpret_cast<const unsigned char*>(rows);
-        for (std::size_t done = 0; done < size; done += message_byte_limit)
-            MPI_Isend(bytes + done, byte_count(std::min(message_byte_limit, size - done)), MPI_BYTE,
-                      static_cast<int>(to), gather_tag, comm, &requests.emplace_back());
+        post_send_bytes(comm, rows, size, static_cast<int>(to), gather_tag, requests);
     };
     for (std::size_t l = 0; l < lines; ++l)
         for (std::size_t q = 0; q < ranks; ++q) {
@@ -240,7 +234,7 @@ void exchange_unit_rows(MPI_Comm comm, const unit_owners& owners, std::size_t me
                 send(shard + l * mine + (out_begin - owners.rows_begin[me]) * width, (out_end - out_begin) * row_bytes,
                      q);
         }
-    if (!requests.empty()) MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    wait_for(requests);
 }
 
 /// The outputs the last rank of the chain finished, from it to every rank (root < 0) or to `root`, into `result` there.
@@ -249,9 +243,7 @@ void deliver_outputs(MPI_Comm comm, const sharding& sh, std::vector<T>& outputs,
     const int last = sh.here.ranks - 1;
     const std::size_t output_bytes = outputs.size() * sizeof(T);
     if (root < 0) {
-        for (std::size_t done = 0; done < output_bytes; done += message_byte_limit)
-            MPI_Bcast(reinterpret_cast<unsigned char*>(outputs.data()) + done,
-                      byte_count(std::min(message_byte_limit, output_bytes - done)), MPI_BYTE, last, comm);
+        broadcast_bytes(comm, outputs.data(), output_bytes, last);
     } else if (root != last) {
         if (sh.here.rank == last) send_bytes(comm, outputs.data(), output_bytes, root, gather_tag);
         else if (sh.here.rank == root) receive_bytes(comm, outputs.data(), output_bytes, last, gather_tag);
@@ -403,16 +395,10 @@ void gather_tail(MPI_Comm comm, const unit_owners& owners, std::size_t me, const
     const std::size_t ranks = owners.rows_begin.size(), last = ranks - 1;
     std::vector<MPI_Request> requests;
     const auto send = [&](const T* data, std::size_t elements) {
-        const auto* bytes = reinterpret_cast<const unsigned char*>(data);
-        for (std::size_t done = 0, size = elements * sizeof(T); done < size; done += message_byte_limit)
-            MPI_Isend(bytes + done, byte_count(std::min(message_byte_limit, size - done)), MPI_BYTE,
-                      static_cast<int>(last), gather_tag, comm, &requests.emplace_back());
+        post_send_bytes(comm, data, elements * sizeof(T), static_cast<int>(last), gather_tag, requests);
     };
     const auto receive = [&](T* data, std::size_t elements, std::size_t from) {
-        auto* bytes = reinterpret_cast<unsigned char*>(data);
-        for (std::size_t done = 0, size = elements * sizeof(T); done < size; done += message_byte_limit)
-            MPI_Irecv(bytes + done, byte_count(std::min(message_byte_limit, size - done)), MPI_BYTE,
-                      static_cast<int>(from), gather_tag, comm, &requests.emplace_back());
+        post_receive_bytes(comm, data, elements * sizeof(T), static_cast<int>(from), gather_tag, requests);
     };
     if (me == last) tail.assign(n - begin, T{});
     for (std::size_t q = 0; q < ranks; ++q) {
@@ -424,7 +410,7 @@ void gather_tail(MPI_Comm comm, const unit_owners& owners, std::size_t me, const
         else if (q == me) send(shard + (from - owners.rows_begin[q]), to - from);
         else if (me == last) receive(tail.data() + (from - begin), to - from, q);
     }
-    if (!requests.empty()) MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    wait_for(requests);
 }
 
 /// The global reduction of one contiguous line (is_one_line) by policy r (a function with line blocks), this rank's

@@ -151,7 +151,6 @@ template <class T, class R, class BlockAt>
 template <class T, class R>
 bool reduce_line_in_chunks(const executor_ref& exec, const T* x, T* y, std::size_t length, std::size_t count, const R& r) {
     using P = simd::pack<T>;
-    using C = simd::compute_t<T>;
     constexpr std::size_t W = P::size, U = inner_accumulators, block = cascade_block * U * W;
     const std::size_t full_blocks = length / block;
     const std::size_t wanted = wanted_pieces(exec, length * sizeof(T));
@@ -160,19 +159,13 @@ bool reduce_line_in_chunks(const executor_ref& exec, const T* x, T* y, std::size
     while ((full_blocks >> (level + 1)) >= wanted) ++level;
     const std::size_t chunk_blocks = std::size_t{1} << level, chunks = full_blocks >> level;
     const typename R::accumulator no_shift = r.identity();
-    const P identity(static_cast<C>(r.identity())), shift_lanes(static_cast<C>(no_shift));
     const auto combine = [&](const P& a, const P& b) { return r.combine_lanes(a, b); };
     const bool lines = hints_lines(length * sizeof(T));  // as the sequential kernel's (reduce_inner)
-    std::vector<P> nodes(chunks);
-    exec.parallel_for(chunks, [&](std::size_t c) {
-        cascade<P> own;
-        const T* at = x + c * chunk_blocks * block;
-        for (std::size_t b = 0; b < chunk_blocks; ++b, at += block)
-            own.push(line_block_value(at, r, identity, shift_lanes, lines), combine);
-        nodes[c] = own.level(level);
-    });
+    // `chunks` aligned nodes of 2^level blocks (line_block_nodes cuts [0, chunks · 2^level) into exactly those).
+    const auto block_at = [&](std::size_t b) { return x + b * block; };
+    const auto nodes = line_block_nodes<T>(exec, 0, chunks * chunk_blocks, level, block_at, r, lines);
     cascade<P> blocks;
-    for (const P& node : nodes) blocks.push_at(node, level, combine);
+    for (const auto& [node, node_level] : nodes) blocks.push_at(node, node_level, combine);
     const std::size_t done = chunks * chunk_blocks * block;
     *y = r.finish(accumulate_runs_after(x + done, iter::loop_nest<2>{}, length - done, r, no_shift, blocks, 0, all_runs,
                                         lines),
