@@ -55,7 +55,8 @@ void reduce_trial(context& c, tensorops::thread_pool& pool) {
 }
 
 /// The floating functions of the sharded walks' trials: the eight whose units and blocks the walks of rows and of one
-/// line follow, then LOG_SUM_EXP (walked over rows by its own blocks, gathered for one line) and MULTIPLY (gathered).
+/// line follow, then LOG_SUM_EXP (walked over rows by its own blocks, over one line by its fixed blocks) and MULTIPLY
+/// (one line by its fixed blocks; gathered over rows).
 inline constexpr tensorops::reduce_function floating_functions[] = {
     tensorops::reduce_function::sum,         tensorops::reduce_function::sum_square, tensorops::reduce_function::l1,
     tensorops::reduce_function::l2,          tensorops::reduce_function::average,    tensorops::reduce_function::log_sum,
@@ -88,20 +89,23 @@ void line_of_rows_trial(context& c, tensorops::thread_pool& pool) {
                                  floating_functions[c.chance(0.95) ? c.uniform(0, 8) : 9]);
 }
 
-/// Every axis reduced, the sharded one axis 0 (tensorops/mpi/detail/reduce_rows.hpp: one contiguous line, the inner
+/// Every axis reduced, the sharded one axis 0: one contiguous line — by the functions with line blocks the inner
 /// kernel's blocks computed where they lie as aligned nodes of its cascade, the cascade passed along the ranks, the
-/// elements after the last full block sent to the last rank): lines of several blocks and a partial one, in one to three
-/// axes, random shards (empty and tiny ones included); every function with line blocks, now and then one gathered
-/// instead (LOG_SUM_EXP, MULTIPLY).
+/// elements after the last full block sent to the last rank (tensorops/mpi/detail/reduce_rows.hpp); by LOG_SUM_EXP and
+/// MULTIPLY the fixed blocks' values computed where they start and folded along the ranks (reduce_line_blocks.hpp).
+/// Lines of two to six fixed blocks (several cascade blocks and a partial one) in one to three axes, of one fixed
+/// block (fewer than two cascade blocks: gathered for the others), of one log-sum-exp stretch (gathered for it);
+/// random shards (empty and tiny ones included).
 template <class T>
 void one_line_trial(context& c, tensorops::thread_pool& pool) {
-    const std::vector<std::vector<std::size_t>> shapes = {{70001}, {300, 251}, {41, 33, 61}, {9, 20000}};
+    const std::vector<std::vector<std::size_t>> shapes = {{70001},    {300, 251}, {41, 33, 61}, {9, 20000},
+                                                          {5, 70001}, {200003},   {5000},       {1500}};
     const auto& global = shapes[c.uniform(0, shapes.size() - 1)];
     std::vector<std::size_t> axes(global.size());
     for (std::size_t d = 0; d < axes.size(); ++d) axes[d] = d;
     std::shuffle(axes.begin(), axes.end(), c.random);
     reduce_case<T, std::int64_t>(c, pool, global, 0, axes,
-                                 floating_functions[c.chance(0.9) ? c.uniform(0, 7) : c.uniform(8, 9)]);
+                                 floating_functions[c.chance(0.5) ? c.uniform(0, 7) : c.uniform(8, 9)]);
 }
 
 /// One call of a sharded reduction (reduce, or argmax / argmin for those functions) of a random tensor of `global`
@@ -201,13 +205,15 @@ int main(int argc, char** argv) {
                                 [](mpi_test::context& c, tensorops::thread_pool& pool) {
         switch (c.uniform(0, 6)) {  // the integers: MPI's own reductions (wrapping, signed and unsigned extremes)
             case 6:
-                switch (c.uniform(0, 5)) {
+                switch (c.uniform(0, 7)) {
                     case 0: mpi_test::line_of_rows_trial<float>(c, pool); break;
                     case 1: mpi_test::line_of_rows_trial<tensorops::float16>(c, pool); break;
                     case 2: mpi_test::line_of_rows_trial<double>(c, pool); break;
                     case 3: mpi_test::line_of_rows_trial<tensorops::bfloat16>(c, pool); break;
                     case 4: mpi_test::one_line_trial<float>(c, pool); break;
-                    default: mpi_test::one_line_trial<tensorops::float16>(c, pool); break;
+                    case 5: mpi_test::one_line_trial<tensorops::float16>(c, pool); break;
+                    case 6: mpi_test::one_line_trial<double>(c, pool); break;
+                    default: mpi_test::one_line_trial<tensorops::bfloat16>(c, pool); break;
                 }
                 break;
             case 0: mpi_test::reduce_trial<float, std::int64_t>(c, pool); break;

@@ -23,9 +23,12 @@
 //     of a sharded vector), for the functions with line blocks (floating sums, norms, averages, LOG_SUM, MAX, MIN):
 //     each rank computes the inner kernel's blocks that start on its shard as aligned nodes of the kernel's cascade,
 //     the cascade passes along the ranks, and the last rank adds the elements after the last full block (received)
-//     and finishes — communication: a block's elements at a shard's end, the cascade (40 vectors), the tail;
+//     and finishes — communication: a block's elements at a shard's end, the cascade (40 vectors), the tail; for
+//     floating MULTIPLY and LOG_SUM_EXP, which the kernels compute in fixed blocks folded in order: each block's value
+//     where the block starts, the values folded along the ranks (detail/reduce_line_blocks.hpp) — communication: a
+//     block's elements at a shard's end and one value;
 //   - else the global tensor is gathered (on every rank, or on the root) and reduced there. Correct and bit-identical,
-//     but its communication and memory grow with the tensor: floating products and, over a whole line, LOG_SUM_EXP,
+//     but its communication and memory grow with the tensor: floating products over rows, short lines,
 //     other layouts with the sharded axis reduced, a reduced axis before the sharded one, or the sharded axis within the
 //     innermost kept dimension (the shard's columns would be cut out of the vector lanes where the global call's are
 //     not). bench/mpi.md: the model and what comes next.
@@ -45,6 +48,7 @@
 
 #include "cumulative.hpp"
 #include "detail/gather.hpp"
+#include "detail/reduce_line_blocks.hpp"
 #include "detail/reduce_parts.hpp"
 #include "detail/reduce_rows.hpp"
 #include "sharded.hpp"
@@ -296,8 +300,9 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
         // The floating functions where the global call's order is one the ranks can follow without the tensor
         // (detail/reduce_rows.hpp): lines of rows reduced over them (the rows of a row-sharded matrix reduced into one
         // row; a batch of sharded sequences) — the outer kernels' units, or LOG_SUM_EXP's blocks, where their rows
-        // are; one contiguous line reduced whole — the inner kernel's blocks where they lie. Floating products (one
-        // running row or product through the whole line) and any other layout: gathered below.
+        // are; one contiguous line reduced whole — the inner kernel's blocks where they lie, or for MULTIPLY and
+        // LOG_SUM_EXP the fixed blocks. Floating products over rows (one running row through the whole line) and any
+        // other layout: gathered below.
         line_of_rows line;
         std::vector<T> result;
         const auto deliver = [&] {
@@ -316,12 +321,27 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
                        })) {  // (one unit: a short line, or one the few-row kernel takes; gathered)
                 return deliver();
             }
-        } else if (is_one_line<T>(sh, axes, line) && function != reduce_function::log_sum_exp) {
+        } else if (const std::size_t n = whole_line_length<T>(sh, axes); n > 0) {
+            namespace lib = tensorops::detail;
             result.resize(receives ? 1 : 0);
-            if (walk_with_policy<T, true>(function, [&](const auto& policy) {
-                    reduce_one_line(exec, sh, input.comm(), in.data, line, result.data(), root, policy);
-                }))
+            line = {n, 1, n / sh.global[0]};
+            if (function == reduce_function::log_sum_exp) {
+                if (n > lib::lse_stretch && n > lib::log_sum_exp_short_row_elements<T>) {  // one stretch: gathered
+                    log_sum_exp_one_line(exec, sh, input.comm(), in.data, line, result.data(), root);
+                    return deliver();
+                }
+            } else if (function == reduce_function::multiply) {
+                if (n > lib::short_row_elements<T>) {  // a short row: gathered
+                    multiply_one_line(exec, sh, input.comm(), in.data, line, result.data(), root,
+                                      lib::product_reduction<T>{});
+                    return deliver();
+                }
+            } else if (n / line_blocks<T>::elements >= 2 && n > lib::short_row_elements<T> &&
+                       walk_with_policy<T, true>(function, [&](const auto& policy) {
+                           reduce_one_line(exec, sh, input.comm(), in.data, line, result.data(), root, policy);
+                       })) {  // (fewer than two blocks of the cascade: gathered)
                 return deliver();
+            }
         }
     }
     const std::vector<T> global = gather_global<T>(input.comm(), sh, in.data, root);
@@ -364,9 +384,8 @@ void reduce(sharded_view<In> input, sharded_view<U> output, reduce_function func
 /// (fixed-width integer types) one MPI allreduce (or reduce) of one partial per output; ARGMAX / ARGMIN an allgather
 /// (or gather) of one candidate per output per rank — whatever the size of the sharded axis. The floating functions
 /// but MULTIPLY over the sharded axis and those right after it: the rows its shard's end cuts and two rows of
-/// accumulators per line;
-/// over every axis (axis 0 sharded), but MULTIPLY and LOG_SUM_EXP: a block's elements, a cascade of 40 vectors and
-/// the line's last partial block; else they gather the tensor (see the file comment). Errors as the sharded-output
+/// accumulators per line; over every axis (axis 0 sharded): a block's elements, a cascade of 40 vectors (MULTIPLY and
+/// LOG_SUM_EXP: one value) and the line's last partial block; else they gather the tensor (see the file comment). Errors as the sharded-output
 /// form, with the sharded axis required among `axes` and `where.root` a rank of the communicator or -1.
 template <class E, class In, class U>
     requires executor<std::remove_reference_t<E>> && detail::sharded_reduce_element<std::remove_const_t<In>> && element<U>

@@ -132,24 +132,6 @@ struct line_blocks {
     [[nodiscard]] std::size_t end_row(std::size_t unit) const noexcept { return (unit + 1) * elements; }
 };
 
-/// Whether reducing the packed global tensor over `axes` is, for element type T, one contiguous line reduced into one
-/// output by the inner kernel with blocks (contiguous.hpp): every axis reduced, the sharded one axis 0 (so each shard
-/// is a range of the line), at least two full blocks of the line, a build with the vector kernels, T's operators
-/// header-only. `line` gets n = the line's length (width 1). The same verdict on every rank.
-template <class T>
-[[nodiscard]] bool is_one_line(const sharding& sh, std::span<const std::size_t> axes, line_of_rows& line) {
-    if constexpr (!simd::vectorized || tensorops::detail::compiled_element<T>) {
-        return false;
-    } else {
-        if (sh.axis != 0 || axes.size() != sh.rank_dims) return false;
-        std::size_t n = 1;
-        for (std::size_t d = 0; d < sh.rank_dims; ++d) n *= sh.global[d];
-        if (n / line_blocks<T>::elements < 2 || n <= tensorops::detail::short_row_elements<T>) return false;
-        line = {n, 1, n / sh.global[0]};
-        return true;
-    }
-}
-
 /// Where each rank's rows and units lie (the same table on every rank): rank q folds the units whose first row it
 /// holds, [units_begin[q], units_begin[q + 1]); those reach to row needs_end[q], and the first of them that reaches
 /// past its shard starts at copy_begin[q] (rows_end[q] when none does).
@@ -413,10 +395,10 @@ void gather_tail(MPI_Comm comm, const unit_owners& owners, std::size_t me, const
     wait_for(requests);
 }
 
-/// The global reduction of one contiguous line (is_one_line) by policy r (a function with line blocks), this rank's
-/// shard packed at `shard`: the one output into `result` on every rank (root < 0) or on `root`. The inner kernel's
-/// order (contiguous.hpp): full blocks pushed in order into a cascade (a binary counter), then the elements after
-/// the last full block continuing it. Here each rank computes the blocks whose first element it holds (the one its
+/// The global reduction of one contiguous line (whole_line_length in reduce_line_blocks.hpp; at least two full blocks)
+/// by policy r (a function with line blocks), this rank's shard packed at `shard`: the one output into `result` on
+/// every rank (root < 0) or on `root`. The inner kernel's order (contiguous.hpp): full blocks pushed in order into a
+/// cascade (a binary counter), then the elements after the last full block continuing it. Here each rank computes the blocks whose first element it holds (the one its
 /// shard's end cuts from a copy, its elements past the shard received), as aligned nodes of the cascade's tree
 /// (line_block_nodes); the cascade passes along the ranks, each pushing its nodes (push_at: what pushing the blocks
 /// would do); the last rank receives the elements after the full blocks, continues the cascade over them and finishes
