@@ -108,6 +108,23 @@ void one_line_trial(context& c, tensorops::thread_pool& pool) {
                                  floating_functions[c.chance(0.5) ? c.uniform(0, 7) : c.uniform(8, 9)]);
 }
 
+/// Floating reductions that re-shard the tensor along its leading kept axes (tensorops/mpi/detail/reshard.hpp: each
+/// rank reduces a range of whole groups, the outputs gathered or sent to their owners): the sharded axis reduced —
+/// rows whose features are sharded, reduced over them; lines of rows side by side by MULTIPLY; a reduced axis before
+/// the sharded one — and kept, with a reduced axis between the leading ones and it. Random shards, every floating
+/// function.
+template <class T>
+void leading_kept_trial(context& c, tensorops::thread_pool& pool) {
+    const std::vector<std::vector<std::size_t>> shapes = {
+        {37, 3000}, {5, 400, 30}, {3, 7, 90, 40}, {6, 50, 33}, {2, 5, 70, 9}};
+    const std::vector<std::vector<std::size_t>> reduced = {{1}, {1}, {2, 1}, {1}, {1}};
+    const std::size_t sharded_axis[] = {1, 1, 2, 2, 2};
+    const std::size_t which = c.uniform(0, shapes.size() - 1);
+    const tensorops::reduce_function function =
+        which == 1 && c.chance(0.5) ? tensorops::reduce_function::multiply : floating_functions[c.uniform(0, 9)];
+    reduce_case<T, std::int64_t>(c, pool, shapes[which], sharded_axis[which], reduced[which], function);
+}
+
 /// One call of a sharded reduction (reduce, or argmax / argmin for those functions) of a random tensor of `global`
 /// sizes sharded along `sharded` at random, against the single-process call on the whole, bit for bit.
 template <class T, class I>
@@ -205,7 +222,7 @@ int main(int argc, char** argv) {
                                 [](mpi_test::context& c, tensorops::thread_pool& pool) {
         switch (c.uniform(0, 6)) {  // the integers: MPI's own reductions (wrapping, signed and unsigned extremes)
             case 6:
-                switch (c.uniform(0, 7)) {
+                switch (c.uniform(0, 9)) {
                     case 0: mpi_test::line_of_rows_trial<float>(c, pool); break;
                     case 1: mpi_test::line_of_rows_trial<tensorops::float16>(c, pool); break;
                     case 2: mpi_test::line_of_rows_trial<double>(c, pool); break;
@@ -213,7 +230,9 @@ int main(int argc, char** argv) {
                     case 4: mpi_test::one_line_trial<float>(c, pool); break;
                     case 5: mpi_test::one_line_trial<tensorops::float16>(c, pool); break;
                     case 6: mpi_test::one_line_trial<double>(c, pool); break;
-                    default: mpi_test::one_line_trial<tensorops::bfloat16>(c, pool); break;
+                    case 7: mpi_test::one_line_trial<tensorops::bfloat16>(c, pool); break;
+                    case 8: mpi_test::leading_kept_trial<float>(c, pool); break;
+                    default: mpi_test::leading_kept_trial<tensorops::float16>(c, pool); break;
                 }
                 break;
             case 0: mpi_test::reduce_trial<float, std::int64_t>(c, pool); break;

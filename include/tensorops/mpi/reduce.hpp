@@ -27,11 +27,16 @@
 //     floating MULTIPLY and LOG_SUM_EXP, which the kernels compute in fixed blocks folded in order: each block's value
 //     where the block starts, the values folded along the ranks (detail/reduce_line_blocks.hpp) — communication: a
 //     block's elements at a shard's end and one value;
-//   - else the global tensor is gathered (on every rank, or on the root) and reduced there. Correct and bit-identical,
-//     but its communication and memory grow with the tensor: floating products over rows, short lines,
-//     other layouts with the sharded axis reduced, a reduced axis before the sharded one, or the sharded axis within the
-//     innermost kept dimension (the shard's columns would be cut out of the vector lanes where the global call's are
-//     not). bench/mpi.md: the model and what comes next.
+//   - else, when axis 0 is kept (and not sharded), the tensor is re-sharded along its leading kept axes: each rank
+//     receives a range of them with every other axis whole, reduces that piece (a range of an outer kept axis gets the
+//     bits of the whole call), and the outputs are gathered, or sent to the ranks that own them when the sharded axis
+//     is kept (detail/reshard.hpp) — rows whose features are sharded reduced over them, floating products of lines of
+//     rows side by side, a reduced axis before the sharded one: each element moves once, each rank holds about three
+//     shards;
+//   - else (axis 0 reduced or sharded: floating products over the rows of one line, short lines, a reduced axis 0
+//     with the sharded axis after it in another layout) the global tensor is gathered (on every rank, or on the root)
+//     and reduced there: correct and bit-identical, but its communication and memory grow with the tensor.
+//     bench/mpi.md: the model and what comes next.
 #pragma once
 
 #include "detail/mpi_c.hpp"
@@ -51,6 +56,7 @@
 #include "detail/reduce_line_blocks.hpp"
 #include "detail/reduce_parts.hpp"
 #include "detail/reduce_rows.hpp"
+#include "detail/reshard.hpp"
 #include "sharded.hpp"
 
 namespace tensorops::mpi {
@@ -85,6 +91,24 @@ void sharded_reduce_kept(const executor_ref& exec, std::string_view operation, c
     const packed_input<T> in(input.local());
     if (local) {
         if (!output.local().empty()) reduce_packed(exec, in.data, input.local().sizes(), output.local(), function, axes, direction);
+        return;
+    }
+    if (const leading_split split = leading_kept_split(sh, axes); split.axes > 0) {
+        // Whole groups on each rank rather than the whole tensor on every rank (detail/reshard.hpp): the tensor
+        // re-sharded along its leading kept axes, each piece reduced, its outputs sent to the ranks that own them.
+        const std::vector<U> outputs = [&] {
+            const std::vector<T> piece = reshard_leading(input.comm(), sh, split, in.data);
+            extents_array out_sizes = sh.global;
+            for (std::size_t axis : axes) out_sizes[axis] = 1;
+            const std::vector<U> mine =
+                reduce_piece<T, U>(exec, sh, split, piece, std::span<const std::size_t>(out_sizes.data(), sh.rank_dims),
+                                   function, axes, direction);
+            std::size_t between = 1, inner = 1;
+            for (std::size_t d = split.axes; d < sh.axis; ++d) between *= out_sizes[d];
+            for (std::size_t d = sh.axis + 1; d < sh.rank_dims; ++d) inner *= out_sizes[d];
+            return route_pieces(input.comm(), sh, split, mine, between, inner);
+        }();
+        if (!output.local().empty()) unpack_into(outputs.data(), output.local());
         return;
     }
     const std::vector<T> global = gather_global<T>(input.comm(), sh, in.data, -1);
@@ -344,6 +368,23 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
             }
         }
     }
+    if (const leading_split split = leading_kept_split(sh, axes); split.axes > 0) {
+        // Whole groups on each rank rather than the whole tensor on every rank (detail/reshard.hpp): the tensor
+        // re-sharded along its leading kept axes, each piece reduced, the outputs gathered.
+        extents_array out_sizes = sh.global;
+        for (std::size_t axis : axes) out_sizes[axis] = 1;
+        std::size_t per_leading = 1;
+        for (std::size_t d = split.axes; d < sh.rank_dims; ++d) per_leading *= out_sizes[d];
+        const std::vector<U> mine = [&] {
+            const std::vector<T> piece = reshard_leading(input.comm(), sh, split, in.data);
+            return reduce_piece<T, U>(exec, sh, split, piece,
+                                      std::span<const std::size_t>(out_sizes.data(), sh.rank_dims), function, axes,
+                                      direction);
+        }();
+        const std::vector<U> all = gather_pieces(input.comm(), sh, split, mine, per_leading, root);
+        if (receives && !output.empty()) unpack_into(all.data(), output);
+        return;
+    }
     const std::vector<T> global = gather_global<T>(input.comm(), sh, in.data, root);
     if (!receives || output.empty()) return;
     const std::span<const std::size_t> global_sizes(sh.global.data(), sh.rank_dims);
@@ -359,7 +400,8 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
 /// output; mpi::argmax adds the direction). Result: on every rank, bit for bit what tensorops::reduce computes for
 /// that rank's outputs on the gathered global tensor laid out packed row-major, for any number of ranks, any shard
 /// sizes and any executor (the file comment says how: locally when the function is exact in any order or the shard a
-/// piece of the global nest, else through the gathered tensor). Aliasing: output.local() must not
+/// piece of the global nest, else on pieces re-sharded along the leading kept axes, or through the gathered tensor
+/// when axis 0 is reduced). Aliasing: output.local() must not
 /// overlap input.local(). Errors (tensorops::error, on every rank, before anything is written on any rank): what
 /// tensorops::reduce refuses on a rank's local views, a sharded axis among `axes`, and the sharding errors of
 /// mpi::cumulative_sum.
@@ -385,7 +427,8 @@ void reduce(sharded_view<In> input, sharded_view<U> output, reduce_function func
 /// (or gather) of one candidate per output per rank — whatever the size of the sharded axis. The floating functions
 /// but MULTIPLY over the sharded axis and those right after it: the rows its shard's end cuts and two rows of
 /// accumulators per line; over every axis (axis 0 sharded): a block's elements, a cascade of 40 vectors (MULTIPLY and
-/// LOG_SUM_EXP: one value) and the line's last partial block; else they gather the tensor (see the file comment). Errors as the sharded-output
+/// LOG_SUM_EXP: one value) and the line's last partial block; else, axis 0 kept, the tensor re-sharded along the
+/// leading kept axes (each element moved once); else they gather the tensor (see the file comment). Errors as the sharded-output
 /// form, with the sharded axis required among `axes` and `where.root` a rank of the communicator or -1.
 template <class E, class In, class U>
     requires executor<std::remove_reference_t<E>> && detail::sharded_reduce_element<std::remove_const_t<In>> && element<U>
