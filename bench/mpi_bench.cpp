@@ -61,6 +61,10 @@ int main(int argc, char** argv) {
     const tensorops::mpi::sharded_view<float> sline_out(line_out, 0, static_cast<std::size_t>(rank) * per_rank, per_rank * static_cast<std::size_t>(ranks),
                                                         MPI_COMM_WORLD);
     const std::array<std::size_t, 1> down{0}, across{1};
+    // Features sharded: [rows, columns] per rank of [rows, ranks · columns], reduced over the features.
+    const tensorops::mpi::sharded_view<const float> sfeatures(in, 1, static_cast<std::size_t>(rank) * columns,
+                                                              static_cast<std::size_t>(ranks) * columns, MPI_COMM_WORLD);
+    float line_result = 0;
     const tensorops::tensor_view<const std::int32_t> in_int(xi.data(), {rows, columns});
     const tensorops::mpi::sharded_view<const std::int32_t> sin_int(in_int, 0, offset, global_rows, MPI_COMM_WORLD);
 
@@ -75,6 +79,15 @@ int main(int argc, char** argv) {
          [&] { tensorops::mpi::cumulative_sum<float>(sin, sout, {.axis = 0}); }},
         {"cumulative_sum along the sharded axis (one contiguous line)", [&] { tensorops::cumulative_sum(line_in, line_out, {.axis = 0}); },
          [&] { tensorops::mpi::cumulative_sum<float>(sline_in, sline_out, {.axis = 0}); }},
+        {"reduce MULTIPLY f32 of the whole sharded line (fixed blocks)",
+         [&] { tensorops::reduce(line_in, tensorops::tensor_view<float>(&line_result, {1}), tensorops::reduce_function::multiply, down); },
+         [&] { tensorops::mpi::reduce(sline_in, tensorops::tensor_view<float>(&line_result, {1}), tensorops::reduce_function::multiply, down); }},
+        {"reduce LOG_SUM_EXP f32 of the whole sharded line (fixed blocks)",
+         [&] { tensorops::reduce(line_in, tensorops::tensor_view<float>(&line_result, {1}), tensorops::reduce_function::log_sum_exp, down); },
+         [&] { tensorops::mpi::reduce(sline_in, tensorops::tensor_view<float>(&line_result, {1}), tensorops::reduce_function::log_sum_exp, down); }},
+        {"reduce SUM f32 over sharded features (rows re-sharded)",
+         [&] { tensorops::reduce(in, tensorops::tensor_view<float>(row_sums.data(), {rows, 1}), tensorops::reduce_function::sum, across); },
+         [&] { tensorops::mpi::reduce(sfeatures, tensorops::tensor_view<float>(row_sums.data(), {rows, 1}), tensorops::reduce_function::sum, across); }},
         {"reduce SUM f32 over a non-sharded axis (each rank its shard)",
          [&] { tensorops::reduce(in, tensorops::tensor_view<float>(row_sums.data(), {rows, 1}), tensorops::reduce_function::sum, across); },
          [&] {
@@ -97,7 +110,9 @@ int main(int argc, char** argv) {
          }},
     };
     if (rank == 0) std::printf("%d ranks, %zu MiB f32 per rank, %zu interleaved rounds: median local / sharded time (the speed ratio)\n", ranks, mib, rounds);
+    const char* only = std::getenv("TENSOROPS_BENCH_ONLY");  // a part of the names to run, if given
     for (const pair& p : pairs) {
+        if (only != nullptr && p.name.find(only) == std::string::npos) continue;
         std::vector<double> local, sharded, ratio;
         for (std::size_t r = 0; r < rounds; ++r) {
             local.push_back(seconds_of(p.local));

@@ -111,14 +111,14 @@ void one_line_trial(context& c, tensorops::thread_pool& pool) {
 /// Floating reductions that re-shard the tensor along its leading kept axes (tensorops/mpi/detail/reshard.hpp: each
 /// rank reduces a range of whole groups, the outputs gathered or sent to their owners): the sharded axis reduced —
 /// rows whose features are sharded, reduced over them; lines of rows side by side by MULTIPLY; a reduced axis before
-/// the sharded one — and kept, with a reduced axis between the leading ones and it. Random shards, every floating
-/// function.
+/// the sharded one — and kept, with a reduced axis between the leading ones and it; pieces of one chunk and of several
+/// (reshard_chunk_bytes). Random shards, every floating function.
 template <class T>
 void leading_kept_trial(context& c, tensorops::thread_pool& pool) {
-    const std::vector<std::vector<std::size_t>> shapes = {
-        {37, 3000}, {5, 400, 30}, {3, 7, 90, 40}, {6, 50, 33}, {2, 5, 70, 9}};
-    const std::vector<std::vector<std::size_t>> reduced = {{1}, {1}, {2, 1}, {1}, {1}};
-    const std::size_t sharded_axis[] = {1, 1, 2, 2, 2};
+    const std::vector<std::vector<std::size_t>> shapes = {{37, 3000},    {5, 400, 30}, {3, 7, 90, 40}, {6, 50, 33},
+                                                          {2, 5, 70, 9}, {700, 1100},  {40, 30, 900}};
+    const std::vector<std::vector<std::size_t>> reduced = {{1}, {1}, {2, 1}, {1}, {1}, {1}, {1}};
+    const std::size_t sharded_axis[] = {1, 1, 2, 2, 2, 1, 2};
     const std::size_t which = c.uniform(0, shapes.size() - 1);
     const tensorops::reduce_function function =
         which == 1 && c.chance(0.5) ? tensorops::reduce_function::multiply : floating_functions[c.uniform(0, 9)];

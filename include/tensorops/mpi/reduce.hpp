@@ -95,19 +95,16 @@ void sharded_reduce_kept(const executor_ref& exec, std::string_view operation, c
     }
     if (const leading_split split = leading_kept_split(sh, axes); split.axes > 0) {
         // Whole groups on each rank rather than the whole tensor on every rank (detail/reshard.hpp): the tensor
-        // re-sharded along its leading kept axes, each piece reduced, its outputs sent to the ranks that own them.
-        const std::vector<U> outputs = [&] {
-            const std::vector<T> piece = reshard_leading(input.comm(), sh, split, in.data);
-            extents_array out_sizes = sh.global;
-            for (std::size_t axis : axes) out_sizes[axis] = 1;
-            const std::vector<U> mine =
-                reduce_piece<T, U>(exec, sh, split, piece, std::span<const std::size_t>(out_sizes.data(), sh.rank_dims),
-                                   function, axes, direction);
-            std::size_t between = 1, inner = 1;
-            for (std::size_t d = split.axes; d < sh.axis; ++d) between *= out_sizes[d];
-            for (std::size_t d = sh.axis + 1; d < sh.rank_dims; ++d) inner *= out_sizes[d];
-            return route_pieces(input.comm(), sh, split, mine, between, inner);
-        }();
+        // re-sharded along its leading kept axes and reduced there, the outputs sent to the ranks that own them.
+        extents_array out_sizes = sh.global;
+        for (std::size_t axis : axes) out_sizes[axis] = 1;
+        const std::vector<U> mine = reduce_resharded<T, U>(exec, input.comm(), sh, split, in.data,
+                                                           std::span<const std::size_t>(out_sizes.data(), sh.rank_dims),
+                                                           function, axes, direction);
+        std::size_t between = 1, inner = 1;
+        for (std::size_t d = split.axes; d < sh.axis; ++d) between *= out_sizes[d];
+        for (std::size_t d = sh.axis + 1; d < sh.rank_dims; ++d) inner *= out_sizes[d];
+        const std::vector<U> outputs = route_pieces(input.comm(), sh, split, mine, between, inner);
         if (!output.local().empty()) unpack_into(outputs.data(), output.local());
         return;
     }
@@ -370,17 +367,14 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
     }
     if (const leading_split split = leading_kept_split(sh, axes); split.axes > 0) {
         // Whole groups on each rank rather than the whole tensor on every rank (detail/reshard.hpp): the tensor
-        // re-sharded along its leading kept axes, each piece reduced, the outputs gathered.
+        // re-sharded along its leading kept axes and reduced there, the outputs gathered.
         extents_array out_sizes = sh.global;
         for (std::size_t axis : axes) out_sizes[axis] = 1;
         std::size_t per_leading = 1;
         for (std::size_t d = split.axes; d < sh.rank_dims; ++d) per_leading *= out_sizes[d];
-        const std::vector<U> mine = [&] {
-            const std::vector<T> piece = reshard_leading(input.comm(), sh, split, in.data);
-            return reduce_piece<T, U>(exec, sh, split, piece,
-                                      std::span<const std::size_t>(out_sizes.data(), sh.rank_dims), function, axes,
-                                      direction);
-        }();
+        const std::vector<U> mine = reduce_resharded<T, U>(exec, input.comm(), sh, split, in.data,
+                                                           std::span<const std::size_t>(out_sizes.data(), sh.rank_dims),
+                                                           function, axes, direction);
         const std::vector<U> all = gather_pieces(input.comm(), sh, split, mine, per_leading, root);
         if (receives && !output.empty()) unpack_into(all.data(), output);
         return;

@@ -2,13 +2,13 @@
 // on pieces of whole groups instead of on a gathered copy of the tensor on every rank.
 //
 // When the leading axes of the global tensor (axis 0 and those right after it, before the sharded one) are kept, the
-// tensor is re-sharded along them: every rank receives a range of their combined index with every other axis whole —
-// its piece, packed — from the ranks that hold its parts; the library reduces the piece; the outputs go where the
-// call wants them (to every rank or the root when the sharded axis is reduced, to the ranks that own their range of it
-// when it is kept). The piece is the global nest cut along an outer kept dimension, so its outputs get the bits the
-// whole call gives them (reduce/dispatch.hpp, run_reduce_on: a range of an outer kept axis reduced alone). Each
-// element moves at most once and each rank holds its shard, its piece and the piece's parts in flight: about three
-// shards, where gathering takes the whole tensor on every rank (and every rank reducing all of it).
+// tensor is re-sharded along them: every rank takes a range of their combined index with every other axis whole — its
+// piece — received from the ranks that hold its parts a chunk at a time and reduced by the library chunk by chunk; the
+// outputs go where the call wants them (to every rank or the root when the sharded axis is reduced, to the ranks that
+// own their range of it when it is kept). A chunk is the global nest cut along an outer kept dimension, so its outputs
+// get the bits the whole call gives them (reduce/dispatch.hpp, run_reduce_on: a range of an outer kept axis reduced
+// alone). Each element moves at most once; each rank holds two chunk buffers (about reshard_chunk_bytes each) beside
+// its shard and outputs, where gathering takes the whole tensor on every rank (and every rank reducing all of it).
 #pragma once
 
 #include "mpi_c.hpp"
@@ -17,10 +17,12 @@
 #include <cstddef>
 #include <cstring>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "../../core/tensor_view.hpp"
 #include "../../exec/executor.hpp"
+#include "../../ops/detail/tuning.hpp"
 #include "../sharded.hpp"
 #include "collectives.hpp"
 #include "reduce_parts.hpp"
@@ -48,76 +50,86 @@ struct leading_split {
     return split;
 }
 
-/// This rank's piece of the global tensor, packed: leading indices [split.begin(me), split.begin(me + 1)), every other
-/// axis whole ([count · between, along, inner]), from every rank's packed shard `shard` ([outer, count, inner]).
-/// Nonblocking point-to-point, each rank's part of the piece received into place. A collective.
-template <class T>
-[[nodiscard]] std::vector<T> reshard_leading(MPI_Comm comm, const sharding& sh, const leading_split& split,
-                                             const T* shard) {
-    const std::size_t me = static_cast<std::size_t>(sh.here.rank), ranks = sh.shards.size();
-    const std::size_t inner = sh.inner(), along = sh.along(), lines = split.count(me) * split.between;
-    std::vector<T> piece(lines * along * inner);
-    // What rank q holds of this piece: `lines` lines of its shard's count · inner elements each, one block in its shard;
-    // received whole, then spread over the piece's lines (at the shard's offset along the sharded axis).
-    std::vector<std::size_t> part_begin(ranks + 1, 0);
-    for (std::size_t q = 0; q < ranks; ++q) part_begin[q + 1] = part_begin[q] + lines * sh.shards[q].count * inner;
-    std::vector<T> parts(part_begin[ranks]);
-    std::vector<MPI_Request> requests;
-    const std::size_t mine = sh.shards[me].count * inner;  // elements of one line of this rank's shard
-    for (std::size_t q = 0; q < ranks; ++q) {
-        const std::size_t size = split.count(q) * split.between * mine;
-        if (q == me) {
-            if (size > 0)
-                std::memcpy(parts.data() + part_begin[me], shard + split.begin(q) * split.between * mine,
-                            size * sizeof(T));
-            continue;
-        }
-        if (size > 0)
-            post_send_bytes(comm, shard + split.begin(q) * split.between * mine, size * sizeof(T), static_cast<int>(q),
-                            gather_tag, requests);
-        if (part_begin[q + 1] > part_begin[q])
-            post_receive_bytes(comm, parts.data() + part_begin[q], (part_begin[q + 1] - part_begin[q]) * sizeof(T),
-                               static_cast<int>(q), gather_tag, requests);
-    }
-    wait_for(requests);
-    for (std::size_t q = 0; q < ranks; ++q) {
-        const std::size_t run = sh.shards[q].count * inner;
-        if (run == 0) continue;
-        for (std::size_t line = 0; line < lines; ++line)
-            std::memcpy(piece.data() + (line * along + sh.shards[q].offset) * inner,
-                        parts.data() + part_begin[q] + line * run, run * sizeof(T));
-    }
-    return piece;
-}
-
-/// The reduction of this rank's piece (reshard_leading) over `axes` (none of the split's axes among them), packed: the
-/// global output's leading range [split.begin(me), split.begin(me + 1)) — `global_out` the global output's sizes.
+/// The reduction over `axes` (none of the split's axes among them) of this rank's piece of the global tensor — its
+/// leading indices [split.begin(me), split.begin(me + 1)), every other axis whole — packed: the global output's leading
+/// range of that piece, `global_out` the global output's sizes. From every rank's packed shard `shard` ([outer, count,
+/// inner]), a chunk of leading indices at a time (about reshard_chunk_bytes of the piece; the chunks of every rank's
+/// piece exchanged in the same steps): each rank sends every rank the block of its shard in that rank's chunk
+/// (contiguous: nonblocking, from the shard), receives its own chunk's blocks into staging, lays them out as the piece's
+/// lines and reduces the chunk with the library. A chunk is a range of an outer kept axis, reduced alone with the
+/// whole's bits. A collective.
 template <class T, class U>
-[[nodiscard]] std::vector<U> reduce_piece(const executor_ref& exec, const sharding& sh, const leading_split& split,
-                                          const std::vector<T>& piece, std::span<const std::size_t> global_out,
-                                          reduce_function function, std::span<const std::size_t> axes,
-                                          axis_direction direction) {
-    const std::size_t me = static_cast<std::size_t>(sh.here.rank), rest = sh.rank_dims - split.axes;
-    // The piece as [count, the axes after the split]; the axes renumbered alike.
-    extents_array in_sizes{}, out_sizes{}, piece_axes{};
-    in_sizes[0] = out_sizes[0] = split.count(me);
-    std::size_t outputs = split.count(me);
+[[nodiscard]] std::vector<U> reduce_resharded(const executor_ref& exec, MPI_Comm comm, const sharding& sh,
+                                              const leading_split& split, const T* shard,
+                                              std::span<const std::size_t> global_out, reduce_function function,
+                                              std::span<const std::size_t> axes, axis_direction direction) {
+    const std::size_t me = static_cast<std::size_t>(sh.here.rank), ranks = sh.shards.size();
+    const std::size_t inner = sh.inner(), along = sh.along(), rest = sh.rank_dims - split.axes;
+    // A chunk as a tensor [leading indices, the axes after the split]; the axes renumbered alike.
+    extents_array in_sizes{}, out_sizes{}, chunk_axes{};
+    std::size_t per_leading = 1;  // outputs per leading index
     for (std::size_t d = 1; d <= rest; ++d) {
         in_sizes[d] = sh.global[split.axes + d - 1];
         out_sizes[d] = global_out[split.axes + d - 1];
-        outputs *= out_sizes[d];
+        per_leading *= out_sizes[d];
     }
-    for (std::size_t i = 0; i < axes.size(); ++i) piece_axes[i] = axes[i] - split.axes + 1;
-    std::vector<U> result(outputs);
-    if (outputs > 0)
-        reduce_locally(exec,
-                       tensor_view<const T>(piece.data(), std::span<const std::size_t>(in_sizes.data(), rest + 1)),
-                       tensor_view<U>(result.data(), std::span<const std::size_t>(out_sizes.data(), rest + 1)),
-                       function, std::span<const std::size_t>(piece_axes.data(), axes.size()), direction);
+    for (std::size_t i = 0; i < axes.size(); ++i) chunk_axes[i] = axes[i] - split.axes + 1;
+    std::vector<U> result(split.count(me) * per_leading);
+
+    const std::size_t leading_bytes = std::max<std::size_t>(1, split.between * along * inner * sizeof(T));
+    const std::size_t chunk = std::max<std::size_t>(1, tensorops::detail::reshard_chunk_bytes / leading_bytes);
+    std::size_t steps = 0;
+    for (std::size_t q = 0; q < ranks; ++q) steps = std::max(steps, (split.count(q) + chunk - 1) / chunk);
+    const auto chunk_of = [&](std::size_t q, std::size_t step) {  // [first, first + count) of rank q's leading indices
+        const std::size_t first = std::min(split.begin(q + 1), split.begin(q) + step * chunk);
+        return std::pair{first, std::min(split.begin(q + 1), first + chunk) - first};
+    };
+    const std::size_t most = std::min(chunk, split.count(me)) * split.between;  // lines in the largest chunk here
+    std::vector<T> staging(most * along * inner), piece(most * along * inner);
+    std::vector<std::size_t> part_begin(ranks + 1, 0);
+    std::vector<MPI_Request> requests;
+    const std::size_t mine = sh.shards[me].count * inner;  // elements of one line of this rank's shard
+    for (std::size_t step = 0; step < steps; ++step) {
+        const auto [first, count] = chunk_of(me, step);
+        const std::size_t lines = count * split.between;
+        // What another rank q holds of this chunk: `lines` lines of its shard's count · inner elements each, one block,
+        // received into staging; this rank's own block is laid out from the shard while those arrive.
+        for (std::size_t q = 0; q < ranks; ++q)
+            part_begin[q + 1] = part_begin[q] + (q == me ? 0 : lines * sh.shards[q].count * inner);
+        for (std::size_t q = 0; q < ranks; ++q) {
+            if (q == me) continue;
+            const auto [their_first, their_count] = chunk_of(q, step);
+            if (their_count > 0)
+                post_send_bytes(comm, shard + their_first * split.between * mine,
+                                their_count * split.between * mine * sizeof(T), static_cast<int>(q), gather_tag,
+                                requests);
+            if (part_begin[q + 1] > part_begin[q])
+                post_receive_bytes(comm, staging.data() + part_begin[q],
+                                   (part_begin[q + 1] - part_begin[q]) * sizeof(T), static_cast<int>(q), gather_tag,
+                                   requests);
+        }
+        const auto lay_out = [&](std::size_t q, const T* block) {  // rank q's block into the piece's lines
+            const std::size_t run = sh.shards[q].count * inner;
+            for (std::size_t line = 0; line < lines && run > 0; ++line)
+                std::copy_n(block + line * run, run, piece.data() + (line * along + sh.shards[q].offset) * inner);
+        };
+        lay_out(me, shard + first * split.between * mine);
+        wait_for(requests);
+        if (count == 0) continue;
+        for (std::size_t q = 0; q < ranks; ++q)
+            if (q != me) lay_out(q, staging.data() + part_begin[q]);
+        in_sizes[0] = out_sizes[0] = count;
+        if (per_leading > 0)
+            reduce_locally(exec,
+                           tensor_view<const T>(piece.data(), std::span<const std::size_t>(in_sizes.data(), rest + 1)),
+                           tensor_view<U>(result.data() + (first - split.begin(me)) * per_leading,
+                                          std::span<const std::size_t>(out_sizes.data(), rest + 1)),
+                           function, std::span<const std::size_t>(chunk_axes.data(), axes.size()), direction);
+    }
     return result;
 }
 
-/// The global output, packed, on every rank (root < 0) or on `root` (elsewhere: empty), from each rank's reduce_piece
+/// The global output, packed, on every rank (root < 0) or on `root` (elsewhere: empty), from each rank's reduce_resharded
 /// `mine` (`per_leading`: outputs per leading index). A collective.
 template <class U>
 [[nodiscard]] std::vector<U> gather_pieces(MPI_Comm comm, const sharding& sh, const leading_split& split,
@@ -135,7 +147,7 @@ template <class U>
 }
 
 /// This rank's outputs of a reduction that keeps the sharded axis, packed ([outer', count, inner'] as its local output),
-/// from each rank's reduce_piece `mine` ([count(q) · between', along, inner']): `between_out` and `inner_out` the
+/// from each rank's reduce_resharded `mine` ([count(q) · between', along, inner']): `between_out` and `inner_out` the
 /// output's elements between the split's axes and the sharded one, and after it. A collective.
 template <class U>
 [[nodiscard]] std::vector<U> route_pieces(MPI_Comm comm, const sharding& sh, const leading_split& split,

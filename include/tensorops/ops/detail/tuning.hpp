@@ -205,4 +205,9 @@ inline constexpr std::size_t hint_group = 8;
 /// narrower strip breaks each row's stream into pieces the hardware prefetchers follow badly.
 inline constexpr std::size_t min_strip_bytes = std::size_t{16} << 10;
 
+/// Bytes of a re-sharded piece that tensorops::mpi receives, lays out and reduces at a time (mpi/detail/reshard.hpp):
+/// with its staging copy within a core's share of the last-level cache, so that the piece is reduced from cache and
+/// its two buffers are faulted in once, whatever the tensor's size (fresh pages cost a fault each); speed only.
+inline constexpr std::size_t reshard_chunk_bytes = std::size_t{1} << 20;
+
 }  // namespace tensorops::detail
