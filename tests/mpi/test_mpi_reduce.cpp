@@ -125,6 +125,23 @@ void leading_kept_trial(context& c, tensorops::thread_pool& pool) {
     reduce_case<T, std::int64_t>(c, pool, shapes[which], sharded_axis[which], reduced[which], function);
 }
 
+/// The leading axes reduced, the sharded one kept after them: the columns of one line of rows cut by the shards (a
+/// column-sharded matrix reduced over its rows; tensorops/mpi/detail/reduce_rows.hpp: each rank walks its columns with
+/// the whole line's plan). Rows fused twenty at a time, wider than a panel (wide rows globally, not in a shard), a few
+/// rows, two leading axes reduced, a kept axis before the sharded one (a shard's columns in stretches), narrow rows
+/// fused with a row left over. Every function that walks those units, now and then one gathered instead (LOG_SUM_EXP,
+/// MULTIPLY).
+template <class T>
+void columns_of_rows_trial(context& c, tensorops::thread_pool& pool) {
+    const std::vector<std::vector<std::size_t>> shapes = {{300, 50},     {1100, 2100}, {4, 3000},
+                                                          {20, 30, 700}, {40, 5, 300}, {3, 2001, 9}};
+    const std::vector<std::vector<std::size_t>> reduced = {{0}, {0}, {0}, {1, 0}, {0}, {0, 1}};
+    const std::size_t sharded_axis[] = {1, 1, 1, 2, 2, 2};
+    const std::size_t which = c.uniform(0, shapes.size() - 1);
+    reduce_case<T, std::int64_t>(c, pool, shapes[which], sharded_axis[which], reduced[which],
+                                 floating_functions[c.chance(0.9) ? c.uniform(0, 7) : c.uniform(8, 9)]);
+}
+
 /// One call of a sharded reduction (reduce, or argmax / argmin for those functions) of a random tensor of `global`
 /// sizes sharded along `sharded` at random, against the single-process call on the whole, bit for bit.
 template <class T, class I>
@@ -222,7 +239,7 @@ int main(int argc, char** argv) {
                                 [](mpi_test::context& c, tensorops::thread_pool& pool) {
         switch (c.uniform(0, 6)) {  // the integers: MPI's own reductions (wrapping, signed and unsigned extremes)
             case 6:
-                switch (c.uniform(0, 9)) {
+                switch (c.uniform(0, 11)) {
                     case 0: mpi_test::line_of_rows_trial<float>(c, pool); break;
                     case 1: mpi_test::line_of_rows_trial<tensorops::float16>(c, pool); break;
                     case 2: mpi_test::line_of_rows_trial<double>(c, pool); break;
@@ -232,7 +249,9 @@ int main(int argc, char** argv) {
                     case 6: mpi_test::one_line_trial<double>(c, pool); break;
                     case 7: mpi_test::one_line_trial<tensorops::bfloat16>(c, pool); break;
                     case 8: mpi_test::leading_kept_trial<float>(c, pool); break;
-                    default: mpi_test::leading_kept_trial<tensorops::float16>(c, pool); break;
+                    case 9: mpi_test::leading_kept_trial<tensorops::float16>(c, pool); break;
+                    case 10: mpi_test::columns_of_rows_trial<float>(c, pool); break;
+                    default: mpi_test::columns_of_rows_trial<tensorops::bfloat16>(c, pool); break;
                 }
                 break;
             case 0: mpi_test::reduce_trial<float, std::int64_t>(c, pool); break;

@@ -71,6 +71,22 @@ inline constexpr result_at on_every_rank{};
 
 namespace detail {
 
+/// Calls walk(policy) with reduce's policy for `function` on T (ops/reduce.hpp, visit_reduction) when its kernels run on T
+/// itself and it has the blocks the walk follows — blocks along a line (`ByLine`: sums, max, min) or blocks of rows
+/// (sums, norms, averages, LOG_SUM, max, min) — and returns whether it did.
+template <class T, bool ByLine, class Walk>
+bool walk_with_policy(reduce_function function, const Walk& walk) {
+    bool done = false;
+    tensorops::detail::visit_reduction<T>(function, [&]<class K>(const auto& policy) {
+        using R = std::remove_cvref_t<decltype(policy)>;
+        if constexpr (std::is_same_v<K, T> && (ByLine ? R::line_blocks : R::row_blocks)) {
+            walk(policy);
+            done = true;
+        }
+    });
+    return done;
+}
+
 template <class T, class U>
 void sharded_reduce_kept(const executor_ref& exec, std::string_view operation, const sharded_view<const T>& input, const sharded_view<U>& output,
                          reduce_function function, std::span<const std::size_t> axes, axis_direction direction) {
@@ -92,6 +108,20 @@ void sharded_reduce_kept(const executor_ref& exec, std::string_view operation, c
     if (local) {
         if (!output.local().empty()) reduce_packed(exec, in.data, input.local().sizes(), output.local(), function, axes, direction);
         return;
+    }
+    if constexpr (std::is_same_v<T, U> && !std::is_integral_v<T>) {
+        // The leading axes reduced, the sharded one kept after them (a column-sharded matrix reduced over its rows):
+        // each rank walks its columns by the whole line's plan (detail/reduce_rows.hpp).
+        line_of_rows line;
+        if (is_columns_of_rows<T>(sh, axes, line)) {
+            std::vector<T> outputs(output.local().element_count());
+            if (walk_with_policy<T, false>(function, [&](const auto& policy) {
+                    reduce_columns_of_rows(in.data, line, outputs.size(), outputs.data(), policy);
+                })) {
+                if (!outputs.empty()) unpack_into(outputs.data(), output.local());
+                return;
+            }
+        }
     }
     if (const leading_split split = leading_kept_split(sh, axes); split.axes > 0) {
         // Whole groups on each rank rather than the whole tensor on every rank (detail/reshard.hpp): the tensor
@@ -262,22 +292,6 @@ void arg_reduce_across(const executor_ref& exec, const sharding& sh, MPI_Comm co
         result[o] = static_cast<U>(best_index);
     }
     unpack_into(result.data(), output);
-}
-
-/// Calls walk(policy) with reduce's policy for `function` on T (ops/reduce.hpp, visit_reduction) when its kernels run on T
-/// itself and it has the blocks the walk follows — blocks along a line (`ByLine`: sums, max, min) or blocks of rows
-/// (sums, norms, averages, LOG_SUM, max, min) — and returns whether it did.
-template <class T, bool ByLine, class Walk>
-bool walk_with_policy(reduce_function function, const Walk& walk) {
-    bool done = false;
-    tensorops::detail::visit_reduction<T>(function, [&]<class K>(const auto& policy) {
-        using R = std::remove_cvref_t<decltype(policy)>;
-        if constexpr (std::is_same_v<K, T> && (ByLine ? R::line_blocks : R::row_blocks)) {
-            walk(policy);
-            done = true;
-        }
-    });
-    return done;
 }
 
 template <class T, class U>

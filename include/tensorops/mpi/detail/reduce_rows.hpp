@@ -78,6 +78,42 @@ template <class T>
     }
 }
 
+/// Whether reducing the packed global tensor over `axes`, the sharded axis kept, is for element type T the outer
+/// kernel's walk of one line of rows whose columns the shards cut: the reduced axes are the leading ones, [0, k) with
+/// k ≥ 1, their n ≥ 2 rows, the kept ones after them `width` ≥ 2 columns (the sharded one among them, so each rank holds
+/// a stretch of every row's columns, or several stretches where kept axes come before the sharded one). Also a build with
+/// the vector kernels, T's operators header-only. The same verdict on every rank.
+template <class T>
+[[nodiscard]] bool is_columns_of_rows(const sharding& sh, std::span<const std::size_t> axes, line_of_rows& line) {
+    if constexpr (!simd::vectorized || tensorops::detail::compiled_element<T>) {
+        return false;
+    } else {
+        const std::size_t k = axes.size();
+        if (k == 0 || sh.axis < k) return false;
+        for (std::size_t d = 0; d < k; ++d)
+            if (std::find(axes.begin(), axes.end(), d) == axes.end()) return false;
+        std::size_t n = 1, width = 1;
+        for (std::size_t d = 0; d < k; ++d) n *= sh.global[d];
+        for (std::size_t d = k; d < sh.rank_dims; ++d) width *= sh.global[d];
+        if (n < 2 || width < 2) return false;
+        line = {n, width, 0, 1};
+        return true;
+    }
+}
+
+/// The outputs of a line of rows whose columns the shards cut (is_columns_of_rows) that this rank holds, packed into
+/// `result` (`columns` of them): its shard, [n rows, columns] packed at `shard`, walked by policy r (a function with row
+/// blocks) with the whole line's plan (row_units::of_line of the global width; the visits `columns` apart):
+/// tensorops::detail::reduce_rows_by_plan says why each column gets the bits the whole line gives it.
+template <class T, class R>
+void reduce_columns_of_rows(const T* shard, const line_of_rows& line, std::size_t columns, T* result, const R& r) {
+    if (columns == 0) return;
+    namespace lib = tensorops::detail;
+    lib::row_units plan = lib::row_units::of_line<T>(line.width, line.n, static_cast<std::ptrdiff_t>(line.width));
+    plan.visit_step = static_cast<std::ptrdiff_t>(plan.fuse * columns);
+    lib::reduce_rows_by_plan(shard, result, columns, line.n, plan, line.n, r);
+}
+
 /// The units of the outer kernel's walk (row_units) as rows of the line: unit u starts at first_row(u) (rising with u)
 /// and ends before end_row(u); the last unit takes the rows fusing left over, to the line's end.
 struct outer_walk_units {

@@ -213,6 +213,38 @@ void reduce_wide_rows(const T* x, T* y, std::size_t width, const row_units& plan
     }
 }
 
+/// reduce_rows for one line of `n` rows of `width` lanes by a function with row blocks, walked by `plan`: the line's
+/// own (row_units::of_line), or — for a stretch of the line's columns laid out as rows of their own (tensorops::mpi:
+/// a shard of the columns) — the whole line's plan with visit_step set to the stretch's: each lane's operations
+/// depend on the plan alone (every step is lane-wise, row ends use partial loads), so a stretch of columns gets the
+/// bits the whole line gives them.
+template <class T, class R>
+void reduce_rows_by_plan(const T* x, T* y, std::size_t width, std::size_t n, const row_units& plan, std::size_t count,
+                         const R& r) {
+    using C = simd::compute_t<T>;
+    if (plan.fuse == 1 && n <= few_rows_max) return reduce_few_rows(x, y, width, plan, count, r);
+    if (width > accumulator_rows<C, 3>::panel) return reduce_wide_rows(x, y, width, plan, count, r);
+    const std::size_t fuse = plan.fuse;
+    const std::ptrdiff_t step = plan.visit_step / static_cast<std::ptrdiff_t>(fuse);
+    const C identity = static_cast<C>(r.identity());
+    accumulator_rows<C, 3> rows;  // running, block, total
+    for (std::size_t start = 0; start < width; start += rows.panel) {
+        const std::size_t w = std::min(rows.panel, width - start);
+        const std::size_t lanes = fuse * w;
+        for (std::size_t k = 0; k < 3; ++k) fill_row(rows.row(k), lanes, identity);
+        unit_combiner<T, R> combiner{rows.row(1), rows.row(2), lanes, r};
+        C* running = rows.row(0);
+        const std::size_t units = std::max<std::size_t>(plan.units, 1);
+        for (std::size_t u = 0; u < units; ++u) {
+            if (u != 0) fill_row(running, lanes, identity);
+            if (u < plan.units) fold_unit(x + start, lanes, plan, u, running, r);
+            if (u + 1 == units) fold_rows_left_over(x + start, n, step, fuse, w, running, r);
+            combiner.add(running);
+        }
+        finish_segments(combiner.finish(), w, fuse, y + start, count, r);
+    }
+}
+
 /// The outer kernel for one stretch of `width` contiguous outputs y (every function but log-sum-exp).
 /// Narrow rows that lie back to back ([n, w] reduced over n, w · sizeof(T) < 4 KiB) are fused k at a time into
 /// rows of k · w lanes, whose k segments are combined at the end: per-row overhead and, more important, several
@@ -225,31 +257,8 @@ template <class T, class R>
 void reduce_rows(const T* x, T* y, std::size_t width, const iter::loop_nest<2>& group, std::size_t count, const R& r) {
     if constexpr (R::row_blocks) {
         if (group.rank == 1) {
-            using C = simd::compute_t<T>;
             const std::size_t n = group.sizes[0];
-            const std::ptrdiff_t step = group.strides[1][0];
-            const row_units plan = row_units::of_line<T>(width, n, step);
-            if (plan.fuse == 1 && n <= few_rows_max) return reduce_few_rows(x, y, width, plan, count, r);
-            if (width > accumulator_rows<C, 3>::panel) return reduce_wide_rows(x, y, width, plan, count, r);
-            const std::size_t fuse = plan.fuse;
-            const C identity = static_cast<C>(r.identity());
-            accumulator_rows<C, 3> rows;  // running, block, total
-            for (std::size_t start = 0; start < width; start += rows.panel) {
-                const std::size_t w = std::min(rows.panel, width - start);
-                const std::size_t lanes = fuse * w;
-                for (std::size_t k = 0; k < 3; ++k) fill_row(rows.row(k), lanes, identity);
-                unit_combiner<T, R> combiner{rows.row(1), rows.row(2), lanes, r};
-                C* running = rows.row(0);
-                const std::size_t units = std::max<std::size_t>(plan.units, 1);
-                for (std::size_t u = 0; u < units; ++u) {
-                    if (u != 0) fill_row(running, lanes, identity);
-                    if (u < plan.units) fold_unit(x + start, lanes, plan, u, running, r);
-                    if (u + 1 == units) fold_rows_left_over(x + start, n, step, fuse, w, running, r);
-                    combiner.add(running);
-                }
-                finish_segments(combiner.finish(), w, fuse, y + start, count, r);
-            }
-            return;
+            return reduce_rows_by_plan(x, y, width, n, row_units::of_line<T>(width, n, group.strides[1][0]), count, r);
         }
     }
     reduce_rows_of_group(x, y, width, group, count, r);
