@@ -88,6 +88,14 @@ int main(int argc, char** argv) {
         {"reduce SUM f32 over sharded features (rows re-sharded)",
          [&] { tensorops::reduce(in, tensorops::tensor_view<float>(row_sums.data(), {rows, 1}), tensorops::reduce_function::sum, across); },
          [&] { tensorops::mpi::reduce(sfeatures, tensorops::tensor_view<float>(row_sums.data(), {rows, 1}), tensorops::reduce_function::sum, across); }},
+        {"reduce SUM f32 over rows, the columns sharded (the line's plan)",
+         [&] { tensorops::reduce(in, tensorops::tensor_view<float>(column_sums.data(), {1, columns}), tensorops::reduce_function::sum, down); },
+         [&] {
+             tensorops::mpi::reduce(sfeatures, tensorops::mpi::sharded_view<float>(tensorops::tensor_view<float>(column_sums.data(), {1, columns}), 1,
+                                                                                 static_cast<std::size_t>(rank) * columns,
+                                                                                 static_cast<std::size_t>(ranks) * columns, MPI_COMM_WORLD),
+                                    tensorops::reduce_function::sum, down);
+         }},
         {"reduce SUM f32 over a non-sharded axis (each rank its shard)",
          [&] { tensorops::reduce(in, tensorops::tensor_view<float>(row_sums.data(), {rows, 1}), tensorops::reduce_function::sum, across); },
          [&] {
