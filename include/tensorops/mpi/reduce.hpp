@@ -11,14 +11,18 @@
 //     follow the kernel's order), with the sharded axis kept: locally too when the shard is a piece of the global nest
 //     (shard_is_a_piece: every axis before the sharded one kept, a reduced axis after it — reducing the rows of a
 //     row-sharded matrix, say), since the library computes every output of such a piece exactly as in the whole nest;
+//   - with the sharded axis kept and the leading axes reduced before it (a column-sharded matrix reduced over its
+//     rows), by the functions with row blocks: each rank walks its columns with the whole line's plan, no exchange
+//     (detail/reduce_rows.hpp, reduce_columns_of_rows);
 //   - with the sharded axis reduced, when the global call is the outer kernel's walk of lines of rows (the reduced
 //     axes the sharded one and those right after it, the kept ones after them at least two elements, any kept ones
 //     before it: the rows of a row-sharded matrix reduced into one row, or a batch of sequences sharded along the
-//     sequence, say) and the function is not a floating product (whose one running row runs
-//     through the whole line): each rank folds the units whose rows it holds (the walk's units of rows for sums,
-//     norms, averages, LOG_SUM, MAX, MIN; LOG_SUM_EXP's blocks of rows), the rows of the one unit or window its shard's
-//     end cuts received from the ranks after it, and the units' results are combined in order along the ranks
-//     (detail/reduce_rows.hpp): communication bounded by a window of rows and two rows of accumulators per rank;
+//     sequence, say): each rank folds the units whose rows it holds (the walk's units of rows for sums, norms,
+//     averages, LOG_SUM, MAX, MIN; LOG_SUM_EXP's blocks of rows), the rows of the one unit or window its shard's end
+//     cuts received from the ranks after it, and the units' results are combined in order along the ranks
+//     (detail/reduce_rows.hpp): communication bounded by a window of rows and two rows of accumulators per rank; a
+//     floating MULTIPLY keeps one running row per line, passed along the ranks in stages of columns that pipeline
+//     (detail/reduce_running_row.hpp): communication one running row per line;
 //   - every axis reduced, the sharded one axis 0 (the shards are ranges of one contiguous line: a global sum or norm
 //     of a sharded vector), for the functions with line blocks (floating sums, norms, averages, LOG_SUM, MAX, MIN):
 //     each rank computes the inner kernel's blocks that start on its shard as aligned nodes of the kernel's cascade,
@@ -28,15 +32,15 @@
 //     where the block starts, the values folded along the ranks (detail/reduce_line_blocks.hpp) — communication: a
 //     block's elements at a shard's end and one value;
 //   - else, when axis 0 is kept (and not sharded), the tensor is re-sharded along its leading kept axes: each rank
-//     receives a range of them with every other axis whole, reduces that piece (a range of an outer kept axis gets the
-//     bits of the whole call), and the outputs are gathered, or sent to the ranks that own them when the sharded axis
-//     is kept (detail/reshard.hpp) — rows whose features are sharded reduced over them, floating products of lines of
-//     rows side by side, a reduced axis before the sharded one: each element moves once, each rank holds about three
-//     shards;
-//   - else (axis 0 reduced or sharded: floating products over the rows of one line, short lines, a reduced axis 0
-//     with the sharded axis after it in another layout) the global tensor is gathered (on every rank, or on the root)
-//     and reduced there: correct and bit-identical, but its communication and memory grow with the tensor.
-//     bench/mpi.md: the model and what comes next.
+//     receives a range of them with every other axis whole, a chunk at a time, reduces each chunk (a range of an outer
+//     kept axis gets the bits of the whole call), and the outputs are gathered, or sent to the ranks that own them
+//     when the sharded axis is kept (detail/reshard.hpp) — rows whose features are sharded reduced over them, a
+//     reduced axis before the sharded one: each element moves once, each rank holds two chunks beside its shard;
+//   - else (axis 0 reduced or sharded in a layout none of the above follows: LOG_SUM_EXP or a floating product over
+//     the rows of a column-sharded matrix, short lines, a reduced axis 0 with the sharded axis after it in another
+//     layout) the global tensor is gathered (on every rank, or on the root) and reduced there: correct and
+//     bit-identical, but its communication and memory grow with the tensor. bench/mpi.md: the model and what comes
+//     next.
 #pragma once
 
 #include "detail/mpi_c.hpp"
@@ -56,6 +60,7 @@
 #include "detail/reduce_line_blocks.hpp"
 #include "detail/reduce_parts.hpp"
 #include "detail/reduce_rows.hpp"
+#include "detail/reduce_running_row.hpp"
 #include "detail/reshard.hpp"
 #include "sharded.hpp"
 
@@ -335,9 +340,9 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
         // The floating functions where the global call's order is one the ranks can follow without the tensor
         // (detail/reduce_rows.hpp): lines of rows reduced over them (the rows of a row-sharded matrix reduced into one
         // row; a batch of sharded sequences) — the outer kernels' units, or LOG_SUM_EXP's blocks, where their rows
-        // are; one contiguous line reduced whole — the inner kernel's blocks where they lie, or for MULTIPLY and
-        // LOG_SUM_EXP the fixed blocks. Floating products over rows (one running row through the whole line) and any
-        // other layout: gathered below.
+        // are, a floating product's running row along the ranks; one contiguous line reduced whole — the inner
+        // kernel's blocks where they lie, or for MULTIPLY and LOG_SUM_EXP the fixed blocks. Any other layout:
+        // re-sharded or gathered below.
         line_of_rows line;
         std::vector<T> result;
         const auto deliver = [&] {
@@ -345,6 +350,11 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
         };
         if (is_a_line_of_rows<T>(sh, axes, line)) {
             result.resize(receives ? line.lines * line.width : 0);
+            if (function == reduce_function::multiply) {  // one running row per line, along the ranks
+                multiply_line_of_rows(sh, input.comm(), in.data, line, result.data(), root,
+                                      tensorops::detail::product_reduction<T>{});
+                return deliver();
+            }
             if (function == reduce_function::log_sum_exp) {
                 if (log_sum_exp_blocks{line.n}.count() >= 2) {  // one block: gathered
                     log_sum_exp_line_of_rows(exec, sh, input.comm(), in.data, line, result.data(), root);
@@ -433,11 +443,12 @@ void reduce(sharded_view<In> input, sharded_view<U> output, reduce_function func
 /// any number of ranks, shard sizes and executor. Communication: integer SUM, MULTIPLY, L1, SUM_SQUARE, MAX, MIN
 /// (fixed-width integer types) one MPI allreduce (or reduce) of one partial per output; ARGMAX / ARGMIN an allgather
 /// (or gather) of one candidate per output per rank — whatever the size of the sharded axis. The floating functions
-/// but MULTIPLY over the sharded axis and those right after it: the rows its shard's end cuts and two rows of
-/// accumulators per line; over every axis (axis 0 sharded): a block's elements, a cascade of 40 vectors (MULTIPLY and
-/// LOG_SUM_EXP: one value) and the line's last partial block; else, axis 0 kept, the tensor re-sharded along the
-/// leading kept axes (each element moved once); else they gather the tensor (see the file comment). Errors as the sharded-output
-/// form, with the sharded axis required among `axes` and `where.root` a rank of the communicator or -1.
+/// over the sharded axis and those right after it: the rows its shard's end cuts and two rows of accumulators per line
+/// (MULTIPLY: its running row); over every axis (axis 0 sharded): a block's elements, a cascade of 40 vectors
+/// (MULTIPLY and LOG_SUM_EXP: one value) and the line's last partial block; else, axis 0 kept, the tensor re-sharded
+/// along the leading kept axes (each element moved once); else they gather the tensor (see the file comment). Errors
+/// as the sharded-output form, with the sharded axis required among `axes` and `where.root` a rank of the communicator
+/// or -1.
 template <class E, class In, class U>
     requires executor<std::remove_reference_t<E>> && detail::sharded_reduce_element<std::remove_const_t<In>> && element<U>
 void reduce(E&& exec, sharded_view<In> input, tensor_view<U> output, reduce_function function, std::span<const std::size_t> axes,
