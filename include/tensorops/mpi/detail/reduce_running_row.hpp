@@ -8,9 +8,9 @@
 // rows lie back to back (row i into the running row's segment i mod fuse, the rows fusing leaves over into segment
 // 0), the segments combined at the end. Every step is lane-wise, so a lane's product depends on its own values in row
 // order and nothing else: the ranks fold their rows in rank order into the running row, passed from rank to rank, and
-// columns (lanes) may be taken in any stretches. Here a line's columns are cut into stages (a page of each row or
-// more, about four stages a rank where the rows are that wide); a rank folds its rows of a stage and passes that
-// stage's running row on while it folds the next, so the ranks work one stage apart. The last rank combines the
+// columns (lanes) may be taken in any stretches. Here each line's panels of columns are the stages: a rank folds its
+// rows of a stage and passes that stage's running row on while it folds the next, so the ranks work one stage apart
+// where there are several (several lines, or rows wider than a panel) and one after another where there is one. The last rank combines the
 // segments and finishes. Communication per rank: each line's running row once (fuse · width accumulators), whatever
 // n; the outputs.
 #pragma once
@@ -46,11 +46,9 @@ void multiply_line_of_rows(const sharding& sh, MPI_Comm comm, const T* shard, co
     const std::size_t panel = lib::accumulator_rows<C, 1>::panel;
     const std::size_t fuse = lib::fused_rows<T>(width, static_cast<std::ptrdiff_t>(width), panel);
     const std::size_t fused_end = n - n % fuse;  // rows before it go to segment i mod fuse, the others to segment 0
-    // Stages: stretches of a panel's columns, at least a page of each row, about four per rank where the rows allow
-    // (with fused rows, the line's one panel).
-    const std::size_t page = std::max<std::size_t>(simd::lanes<T>, 4096 / sizeof(T));
-    const std::size_t wanted = (width + 4 * ranks - 1) / (4 * ranks);
-    const std::size_t stage = fuse > 1 ? width : std::min(panel, std::max(page, (wanted + page - 1) / page * page));
+    // Stages: the kernel's panels, so that each rank reads every row's stretch as the local kernel does (narrower
+    // stages would pipeline more finely but read each row in pieces the prefetchers follow badly: bench/mpi.md).
+    const std::size_t stage = std::min(panel, width);
     const std::size_t stages_per_line = (width + stage - 1) / stage;
 
     // The running rows: line l, stage s at running + (l · width + s · stage) · fuse, (fuse segments of its columns).
