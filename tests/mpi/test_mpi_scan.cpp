@@ -1,11 +1,14 @@
-// tests/mpi/test_mpi_scan.cpp — the sharded scans against the single-process scans of the gathered tensor, bit for bit:
+// tests/mpi/test_mpi_scan.cpp — the sharded scans (sum, product, a caller's operation, running max / min with ties,
+// signed zeros and NaN payloads) against the single-process scans of the gathered tensor, bit for bit:
 // random ranks, shapes, shard sizes (unequal, empty), local layouts, axes, directions, in place or not, executors;
 // shapes past the fixed scan blocks (lines of 512 KiB, bands of 2 MiB) so that blocks and vector pairs straddle shards.
 #include "mpi_support.hpp"
 
+#include <cmath>
+
 namespace mpi_test {
 
-enum class scan_kind { sum, product, custom_max };
+enum class scan_kind { sum, product, custom_max, maximum, minimum };
 
 /// A global shape for a scan along `axis`: small, or long along it past a line block, or with wide rows past a band.
 inline std::vector<std::size_t> scan_shape(context& c, std::size_t element_size, std::size_t& axis) {
@@ -45,8 +48,8 @@ void scan_trial(context& c, tensorops::thread_pool& pool) {
     const auto counts = random_split(c, global[sharded]);
     std::size_t offset = 0;
     for (int r = 0; r < c.rank; ++r) offset += counts[static_cast<std::size_t>(r)];
-    const scan_kind kind = std::is_same_v<T, float16> ? (c.chance(0.5) ? scan_kind::sum : scan_kind::product)
-                                                      : static_cast<scan_kind>(c.uniform(0, 2));
+    scan_kind kind = static_cast<scan_kind>(c.uniform(0, 4));
+    if (std::is_same_v<T, float16> && kind == scan_kind::custom_max) kind = scan_kind::sum;
     tensorops::scan_options options{.axis = axis,
                                     .direction = c.chance(0.5) ? tensorops::axis_direction::increasing : tensorops::axis_direction::decreasing,
                                     .exclusive = c.chance(0.5)};
@@ -57,11 +60,25 @@ void scan_trial(context& c, tensorops::thread_pool& pool) {
     std::vector<T> data(count), expected(count);
     const double low = kind == scan_kind::product ? 0.9 : -1.0, high = kind == scan_kind::product ? 1.1 : 1.0;
     for (auto& value : data) value = random_value<T>(c, low, high);
+    if (kind == scan_kind::maximum || kind == scan_kind::minimum) {  // ties (zeros of both signs) and NaN payloads
+        if (c.chance(0.5))
+            for (auto& value : data) value = static_cast<T>(static_cast<int>(c.uniform(0, 3)));
+        if constexpr (std::is_floating_point_v<T>) {
+            if (c.chance(0.5))
+                for (auto& value : data)
+                    if (c.chance(0.05)) value = value == T(0) ? -T(0) : value;
+            if (c.chance(0.3))
+                for (std::size_t k = 0; k < 3 && count > 0; ++k)
+                    data[c.uniform(0, count - 1)] = static_cast<T>(std::nan(std::to_string(k + 1).c_str()));
+        }
+    }
     const tensorops::tensor_view<const T> global_in(data.data(), global);
     const tensorops::tensor_view<T> global_out(expected.data(), global);
     const auto custom = [](const T& a, const T& b) { return b < a ? a : b; };
     if (kind == scan_kind::sum) tensorops::cumulative_sum(global_in, global_out, options);
     else if (kind == scan_kind::product) tensorops::cumulative_product(global_in, global_out, options);
+    else if (kind == scan_kind::maximum) tensorops::cumulative_max(global_in, global_out, options);
+    else if (kind == scan_kind::minimum) tensorops::cumulative_min(global_in, global_out, options);
     else if constexpr (!std::is_same_v<T, float16>) tensorops::cumulative_scan(global_in, global_out, options, custom, std::numeric_limits<T>::lowest());
 
     std::vector<std::size_t> local = global;
@@ -75,6 +92,8 @@ void scan_trial(context& c, tensorops::thread_pool& pool) {
     const auto call = [&](auto& exec) {
         if (kind == scan_kind::sum) tensorops::mpi::cumulative_sum<T>(exec, in, out, options);
         else if (kind == scan_kind::product) tensorops::mpi::cumulative_product<T>(exec, in, out, options);
+        else if (kind == scan_kind::maximum) tensorops::mpi::cumulative_max<T>(exec, in, out, options);
+        else if (kind == scan_kind::minimum) tensorops::mpi::cumulative_min<T>(exec, in, out, options);
         else if constexpr (!std::is_same_v<T, float16>) tensorops::mpi::cumulative_scan<T>(exec, in, out, options, custom, std::numeric_limits<T>::lowest());
     };
     if (on_pool) call(pool);

@@ -1,5 +1,6 @@
-// tensorops/mpi/cumulative.hpp — cumulative sum, product and scan of a sharded tensor, along any axis, bit-identical to
-// the single-process operator on the packed global tensor for any number of ranks and any executor.
+// tensorops/mpi/cumulative.hpp — cumulative sum, product, scan and running maximum / minimum (values) of a sharded
+// tensor, along any axis, bit-identical to the single-process operator on the packed global tensor for any number of
+// ranks and any executor. (The running extremes with indices and cumulative_log_sum_exp have no sharded form yet.)
 #pragma once
 
 #include "detail/mpi_c.hpp"
@@ -16,6 +17,7 @@
 #include "../exec/executor.hpp"
 #include "../ops/arguments.hpp"
 #include "../ops/cumulative.hpp"
+#include "../ops/cumulative_extreme.hpp"
 #include "detail/agreement.hpp"
 #include "detail/collectives.hpp"
 #include "detail/scan_chain.hpp"
@@ -71,7 +73,12 @@ void sharded_cumulative(const executor_ref& exec, std::string_view operation, co
             return;
         }
         if (in.empty()) return;
-        if (sh.axis < axis) {  // whole lines of the global tensor, the same structure as there: the library's own call
+        std::size_t global_columns = 1;  // elements of the global tensor after the scanned axis
+        for (std::size_t d = axis + 1; d < sh.rank_dims; ++d) global_columns *= sh.global[d];
+        // Whole lines of the global tensor, the same structure as there: the library's own call — when the sharded
+        // axis comes before the scanned one, or when every axis after the scanned one is 1 long (the sharded one among
+        // them: this shard is the whole tensor, whose lines are contiguous).
+        if (sh.axis < axis || global_columns == 1) {
             tensorops::detail::cumulative(exec, operation, tensor_view<const T>(x, in.sizes()), tensor_view<T>(y, in.sizes()), options, scan);
             return;
         }
@@ -179,6 +186,41 @@ void cumulative_scan(sharded_view<const std::type_identity_t<T>> input, sharded_
                      std::type_identity_t<T> identity) {
     detail::sharded_cumulative(sequential, "mpi::cumulative_scan", input, output, options,
                                tensorops::detail::custom_scan<T, Operation>{std::move(operation), std::move(identity)});
+}
+
+/// Running maximum of a sharded tensor along `options.axis` into `output`: tensorops::cumulative_max's rule (the
+/// first largest element met in traversal order, bit for bit; the first NaN met, never replaced; the exclusive scan's
+/// first output −inf, lowest() for integers), sharded as mpi::cumulative_sum and computed by its blocks and chain (the
+/// single process computes the running extremes with the sum scans' kernels and blocks, and a maximum selects one of
+/// its operands: any grouping gives the same bits). Result, aliasing, errors and communication as
+/// mpi::cumulative_sum; T must be trivially copyable. The form with indices has no sharded version yet.
+template <maximum_scannable T, class E>
+    requires executor<std::remove_reference_t<E>>
+void cumulative_max(E&& exec, sharded_view<const std::type_identity_t<T>> input, sharded_view<T> output,
+                    scan_options options = {}) {
+    detail::sharded_cumulative(exec, "mpi::cumulative_max", input, output, options,
+                               tensorops::detail::extreme_scan<T, true>{});
+}
+/// cumulative_max on the calling thread of each rank.
+template <maximum_scannable T>
+void cumulative_max(sharded_view<const std::type_identity_t<T>> input, sharded_view<T> output,
+                    scan_options options = {}) {
+    cumulative_max<T>(sequential, input, output, options);
+}
+/// Running minimum of a sharded tensor: as mpi::cumulative_max with "smallest" for "largest" (the exclusive identity
+/// +inf, highest() for integers).
+template <minimum_scannable T, class E>
+    requires executor<std::remove_reference_t<E>>
+void cumulative_min(E&& exec, sharded_view<const std::type_identity_t<T>> input, sharded_view<T> output,
+                    scan_options options = {}) {
+    detail::sharded_cumulative(exec, "mpi::cumulative_min", input, output, options,
+                               tensorops::detail::extreme_scan<T, false>{});
+}
+/// cumulative_min on the calling thread of each rank.
+template <minimum_scannable T>
+void cumulative_min(sharded_view<const std::type_identity_t<T>> input, sharded_view<T> output,
+                    scan_options options = {}) {
+    cumulative_min<T>(sequential, input, output, options);
 }
 
 }  // namespace tensorops::mpi
