@@ -131,11 +131,9 @@ void sharded_reduce_kept(const executor_ref& exec, std::string_view operation, c
     if (const leading_split split = leading_kept_split(sh, axes); split.axes > 0) {
         // Whole groups on each rank rather than the whole tensor on every rank (detail/reshard.hpp): the tensor
         // re-sharded along its leading kept axes and reduced there, the outputs sent to the ranks that own them.
-        extents_array out_sizes = sh.global;
-        for (std::size_t axis : axes) out_sizes[axis] = 1;
-        const std::vector<U> mine = reduce_resharded<T, U>(exec, input.comm(), sh, split, in.data,
-                                                           std::span<const std::size_t>(out_sizes.data(), sh.rank_dims),
-                                                           function, axes, direction);
+        const std::vector<std::size_t> out_sizes = reduced_sizes({sh.global.data(), sh.rank_dims}, axes);
+        const std::vector<U> mine =
+            reduce_resharded<T, U>(exec, input.comm(), sh, split, in.data, out_sizes, function, axes, direction);
         std::size_t between = 1, inner = 1;
         for (std::size_t d = split.axes; d < sh.axis; ++d) between *= out_sizes[d];
         for (std::size_t d = sh.axis + 1; d < sh.rank_dims; ++d) inner *= out_sizes[d];
@@ -356,7 +354,7 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
                 return deliver();
             }
             if (function == reduce_function::log_sum_exp) {
-                if (log_sum_exp_blocks{line.n}.count() >= 2) {  // one block: gathered
+                if (line.n > tensorops::detail::lse_block_rows) {  // one block: gathered
                     log_sum_exp_line_of_rows(exec, sh, input.comm(), in.data, line, result.data(), root);
                     return deliver();
                 }
@@ -392,13 +390,11 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
     if (const leading_split split = leading_kept_split(sh, axes); split.axes > 0) {
         // Whole groups on each rank rather than the whole tensor on every rank (detail/reshard.hpp): the tensor
         // re-sharded along its leading kept axes and reduced there, the outputs gathered.
-        extents_array out_sizes = sh.global;
-        for (std::size_t axis : axes) out_sizes[axis] = 1;
+        const std::vector<std::size_t> out_sizes = reduced_sizes({sh.global.data(), sh.rank_dims}, axes);
         std::size_t per_leading = 1;
         for (std::size_t d = split.axes; d < sh.rank_dims; ++d) per_leading *= out_sizes[d];
-        const std::vector<U> mine = reduce_resharded<T, U>(exec, input.comm(), sh, split, in.data,
-                                                           std::span<const std::size_t>(out_sizes.data(), sh.rank_dims),
-                                                           function, axes, direction);
+        const std::vector<U> mine =
+            reduce_resharded<T, U>(exec, input.comm(), sh, split, in.data, out_sizes, function, axes, direction);
         const std::vector<U> all = gather_pieces(input.comm(), sh, split, mine, per_leading, root);
         if (receives && !output.empty()) unpack_into(all.data(), output);
         return;

@@ -4,6 +4,7 @@
 
 #include "mpi_c.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <vector>
@@ -12,6 +13,16 @@
 #include "collectives.hpp"
 
 namespace tensorops::mpi::detail {
+
+/// Rank q's block of `lines` lines of its shard (count_q · inner elements each, one after the other at `block`) into
+/// `lines` lines of the global sharded axis at `into` (along · inner elements each), at the shard's offset.
+template <class T>
+void lay_out_lines(const T* block, std::size_t lines, const shard_range& shard, std::size_t along, std::size_t inner,
+                   T* into) {
+    const std::size_t run = shard.count * inner;
+    for (std::size_t line = 0; line < lines && run > 0; ++line)
+        std::copy_n(block + line * run, run, into + (line * along + shard.offset) * inner);
+}
 
 /// The global tensor, packed row-major, on every rank (root < 0) or on `root` (elsewhere: empty), from each rank's
 /// packed shard `mine` ([outer, count, inner] with count its shard of the sharded axis). A collective.
@@ -30,12 +41,8 @@ template <class T>
     gather_bytes(comm, mine, count, displacement, by_rank.data(), root);
     if (!receives) return {};
     std::vector<T> global(outer * n * inner);
-    for (std::size_t r = 0; r < sh.shards.size(); ++r) {
-        const shard_range& s = sh.shards[r];
-        const T* from = by_rank.data() + displacement[r] / sizeof(T);
-        for (std::size_t line = 0; line < outer && s.count > 0; ++line)
-            std::memcpy(global.data() + (line * n + s.offset) * inner, from + line * s.count * inner, s.count * inner * sizeof(T));
-    }
+    for (std::size_t r = 0; r < sh.shards.size(); ++r)
+        lay_out_lines(by_rank.data() + displacement[r] / sizeof(T), outer, sh.shards[r], n, inner, global.data());
     return global;
 }
 

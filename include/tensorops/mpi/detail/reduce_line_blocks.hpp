@@ -33,22 +33,6 @@
 
 namespace tensorops::mpi::detail {
 
-/// The fixed blocks of a contiguous line of n elements (fixed_blocks.hpp) as units of one element per "row":
-/// line_fold_block elements each, the last one shorter.
-struct fixed_line_blocks {
-    std::size_t n = 0;
-
-    [[nodiscard]] std::size_t count() const noexcept {
-        return (n + tensorops::detail::line_fold_block - 1) / tensorops::detail::line_fold_block;
-    }
-    [[nodiscard]] std::size_t first_row(std::size_t unit) const noexcept {
-        return unit * tensorops::detail::line_fold_block;
-    }
-    [[nodiscard]] std::size_t end_row(std::size_t unit) const noexcept {
-        return std::min(n, (unit + 1) * tensorops::detail::line_fold_block);
-    }
-};
-
 /// The length of the contiguous line that reducing the packed global tensor over `axes` is, when it is one — every
 /// axis reduced and the sharded one axis 0, so that each shard is a range of the line — else 0. Also 0 in a build
 /// without the vector kernels or where T's operators are compiled (the kernels this file follows are not the ones that
@@ -74,7 +58,7 @@ template <class S, class T, class Value, class Fold>
 S fold_line_blocks(const executor_ref& exec, const sharding& sh, MPI_Comm comm, const T* shard,
                    const line_of_rows& line, const Value& value, const Fold& fold) {
     static_assert(std::is_trivially_copyable_v<S>, "the folded value passes between ranks as bytes");
-    const fixed_line_blocks blocks{line.n};
+    const fixed_size_units blocks{line.n, tensorops::detail::line_fold_block};  // elements as rows
     const unit_owners owners(sh, line, blocks);
     const std::size_t me = static_cast<std::size_t>(sh.here.rank), ranks = sh.shards.size();
     std::vector<T> copy;

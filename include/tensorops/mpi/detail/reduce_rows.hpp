@@ -140,19 +140,15 @@ template <class T>
     return tensorops::detail::row_units::of_line<T>(line.width, line.n, static_cast<std::ptrdiff_t>(line.width)).units;
 }
 
-/// The blocks of the outer log-sum-exp kernel (log_sum_exp/outer.hpp) as units: lse_block_rows rows each, in order.
-struct log_sum_exp_blocks {
-    std::size_t n = 0;
+/// Units of `size` rows each from the line's first, in order, the last one shorter: the blocks of the outer
+/// log-sum-exp kernel (log_sum_exp/outer.hpp: lse_block_rows rows) and the fixed blocks of a line (fixed_blocks.hpp:
+/// line_fold_block elements, one per "row").
+struct fixed_size_units {
+    std::size_t n = 0, size = 1;
 
-    [[nodiscard]] std::size_t count() const noexcept {
-        return (n + tensorops::detail::lse_block_rows - 1) / tensorops::detail::lse_block_rows;
-    }
-    [[nodiscard]] std::size_t first_row(std::size_t unit) const noexcept {
-        return unit * tensorops::detail::lse_block_rows;
-    }
-    [[nodiscard]] std::size_t end_row(std::size_t unit) const noexcept {
-        return std::min(n, (unit + 1) * tensorops::detail::lse_block_rows);
-    }
+    [[nodiscard]] std::size_t count() const noexcept { return (n + size - 1) / size; }
+    [[nodiscard]] std::size_t first_row(std::size_t unit) const noexcept { return unit * size; }
+    [[nodiscard]] std::size_t end_row(std::size_t unit) const noexcept { return std::min(n, (unit + 1) * size); }
 };
 
 /// The full blocks of the inner kernel's walk of one contiguous line (contiguous.hpp: cascade_block steps of
@@ -347,7 +343,7 @@ void log_sum_exp_line_of_rows(const executor_ref& exec, const sharding& sh, MPI_
                               const line_of_rows& line, T* result, int root) {
     using C = simd::compute_t<T>;
     namespace lib = tensorops::detail;
-    const log_sum_exp_blocks units{line.n};
+    const fixed_size_units units{line.n, lib::lse_block_rows};
     const unit_owners owners(sh, line, units);
     const std::size_t me = static_cast<std::size_t>(sh.here.rank), ranks = sh.shards.size(), width = line.width;
     const std::size_t lines = line.lines;

@@ -25,6 +25,7 @@
 #include "../../ops/detail/tuning.hpp"
 #include "../sharded.hpp"
 #include "collectives.hpp"
+#include "gather.hpp"
 #include "reduce_parts.hpp"
 
 namespace tensorops::mpi::detail {
@@ -108,16 +109,11 @@ template <class T, class U>
                                    (part_begin[q + 1] - part_begin[q]) * sizeof(T), static_cast<int>(q), gather_tag,
                                    requests);
         }
-        const auto lay_out = [&](std::size_t q, const T* block) {  // rank q's block into the piece's lines
-            const std::size_t run = sh.shards[q].count * inner;
-            for (std::size_t line = 0; line < lines && run > 0; ++line)
-                std::copy_n(block + line * run, run, piece.data() + (line * along + sh.shards[q].offset) * inner);
-        };
-        lay_out(me, shard + first * split.between * mine);
+        lay_out_lines(shard + first * split.between * mine, lines, sh.shards[me], along, inner, piece.data());
         wait_for(requests);
         if (count == 0) continue;
         for (std::size_t q = 0; q < ranks; ++q)
-            if (q != me) lay_out(q, staging.data() + part_begin[q]);
+            if (q != me) lay_out_lines(staging.data() + part_begin[q], lines, sh.shards[q], along, inner, piece.data());
         in_sizes[0] = out_sizes[0] = count;
         if (per_leading > 0)
             reduce_locally(exec,
