@@ -40,6 +40,22 @@ void error_cases(context& c) {
     if (c.ranks > 1)  // (alone, the other axis is also of another global size: a different rule)
         expect_error_everywhere(c, "one rank shards another axis", "input.axis",
                                 [&] { tensorops::mpi::cumulative_product<float>(sharded_in(mine.offset, guilty ? 1 : 0), out, {.axis = 1}); }, untouched);
+    std::vector<std::int64_t> indices((mine.count + 1) * columns, 7);
+    const auto indices_untouched = [&] {
+        return untouched() && std::all_of(indices.begin(), indices.end(), [](std::int64_t i) { return i == 7; });
+    };
+    if (c.ranks >
+        1)  // the culprit's indices start one row later, the rank before it holds that row: they tile, unlike the input
+        expect_error_everywhere(
+            c, "indices sharded unlike the input", "indices.offset",
+            [&] {
+            const std::size_t at = mine.offset + (guilty ? 1 : 0);
+            const std::size_t rows = guilty ? mine.count - 1 : c.rank == culprit - 1 ? mine.count + 1 : mine.count;
+            const tensorops::mpi::sharded_view<std::int64_t> index_view(
+                tensorops::tensor_view<std::int64_t>(indices.data(), {rows, columns}), 0, at, global_rows, c.comm);
+            tensorops::mpi::cumulative_max<float>(sharded_in(mine.offset), out, index_view, {.axis = 0});
+            },
+            indices_untouched);
     const std::array<std::size_t, 1> along_rows{0}, along_columns{1};
     expect_error_everywhere(c, "a sharded output for a reduction of the sharded axis", "axes",
                             [&] { tensorops::mpi::reduce(sharded_in(mine.offset), out, tensorops::reduce_function::sum, std::span<const std::size_t>(along_rows)); },

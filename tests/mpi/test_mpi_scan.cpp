@@ -1,14 +1,15 @@
-// tests/mpi/test_mpi_scan.cpp — the sharded scans (sum, product, a caller's operation, running max / min with ties,
-// signed zeros and NaN payloads) against the single-process scans of the gathered tensor, bit for bit:
-// random ranks, shapes, shard sizes (unequal, empty), local layouts, axes, directions, in place or not, executors;
-// shapes past the fixed scan blocks (lines of 512 KiB, bands of 2 MiB) so that blocks and vector pairs straddle shards.
+// tests/mpi/test_mpi_scan.cpp — the sharded scans (sum, product, a caller's operation, running max / min, with and
+// without indices, with ties, signed zeros and NaN payloads) against the single-process scans of the gathered tensor,
+// bit for bit: random ranks, shapes, shard sizes (unequal, empty), local layouts, axes, directions, in place or not,
+// executors; shapes past the fixed scan blocks (lines of 512 KiB, bands of 2 MiB) so that blocks and vector pairs
+// straddle shards.
 #include "mpi_support.hpp"
 
 #include <cmath>
 
 namespace mpi_test {
 
-enum class scan_kind { sum, product, custom_max, maximum, minimum };
+enum class scan_kind { sum, product, custom_max, maximum, minimum, maximum_indices, minimum_indices };
 
 /// A global shape for a scan along `axis`: small, or long along it past a line block, or with wide rows past a band.
 inline std::vector<std::size_t> scan_shape(context& c, std::size_t element_size, std::size_t& axis) {
@@ -39,7 +40,7 @@ inline std::vector<std::size_t> scan_shape(context& c, std::size_t element_size,
     return sizes;
 }
 
-template <class T>
+template <class T, class Index>
 void scan_trial(context& c, tensorops::thread_pool& pool) {
     std::size_t axis = 0;
     std::vector<std::size_t> global = scan_shape(c, sizeof(T), axis);
@@ -48,7 +49,9 @@ void scan_trial(context& c, tensorops::thread_pool& pool) {
     const auto counts = random_split(c, global[sharded]);
     std::size_t offset = 0;
     for (int r = 0; r < c.rank; ++r) offset += counts[static_cast<std::size_t>(r)];
-    scan_kind kind = static_cast<scan_kind>(c.uniform(0, 4));
+    scan_kind kind = static_cast<scan_kind>(c.uniform(0, 6));
+    const bool extreme = kind == scan_kind::maximum || kind == scan_kind::minimum ||
+                         kind == scan_kind::maximum_indices || kind == scan_kind::minimum_indices;
     if (std::is_same_v<T, float16> && kind == scan_kind::custom_max) kind = scan_kind::sum;
     tensorops::scan_options options{.axis = axis,
                                     .direction = c.chance(0.5) ? tensorops::axis_direction::increasing : tensorops::axis_direction::decreasing,
@@ -58,9 +61,10 @@ void scan_trial(context& c, tensorops::thread_pool& pool) {
     std::size_t count = 1;
     for (std::size_t size : global) count *= size;
     std::vector<T> data(count), expected(count);
+    std::vector<Index> expected_indices(count);
     const double low = kind == scan_kind::product ? 0.9 : -1.0, high = kind == scan_kind::product ? 1.1 : 1.0;
     for (auto& value : data) value = random_value<T>(c, low, high);
-    if (kind == scan_kind::maximum || kind == scan_kind::minimum) {  // ties (zeros of both signs) and NaN payloads
+    if (extreme) {  // ties (zeros of both signs) and NaN payloads
         if (c.chance(0.5))
             for (auto& value : data) value = static_cast<T>(static_cast<int>(c.uniform(0, 3)));
         if constexpr (std::is_floating_point_v<T>) {
@@ -79,6 +83,12 @@ void scan_trial(context& c, tensorops::thread_pool& pool) {
     else if (kind == scan_kind::product) tensorops::cumulative_product(global_in, global_out, options);
     else if (kind == scan_kind::maximum) tensorops::cumulative_max(global_in, global_out, options);
     else if (kind == scan_kind::minimum) tensorops::cumulative_min(global_in, global_out, options);
+    else if (kind == scan_kind::maximum_indices)
+        tensorops::cumulative_max(global_in, global_out, tensorops::tensor_view<Index>(expected_indices.data(), global),
+                                  options);
+    else if (kind == scan_kind::minimum_indices)
+        tensorops::cumulative_min(global_in, global_out, tensorops::tensor_view<Index>(expected_indices.data(), global),
+                                  options);
     else if constexpr (!std::is_same_v<T, float16>) tensorops::cumulative_scan(global_in, global_out, options, custom, std::numeric_limits<T>::lowest());
 
     std::vector<std::size_t> local = global;
@@ -89,11 +99,18 @@ void scan_trial(context& c, tensorops::thread_pool& pool) {
     for_each_shard_element(local, global, sharded, offset, [&](const std::vector<std::size_t>& index, std::size_t at) { element_at(in_view, index) = data[at]; });
     const tensorops::tensor_view<T> out_view = in_place ? in_view : tensorops::tensor_view<T>(out_buffer.data() + out_layout.base, local, out_layout.strides);
     const tensorops::mpi::sharded_view<T> in(in_view, sharded, offset, global[sharded], c.comm), out(out_view, sharded, offset, global[sharded], c.comm);
+    const layout index_layout = random_layout(c, local);
+    std::vector<Index> index_buffer(index_layout.buffer, Index(99));
+    const tensorops::tensor_view<Index> index_view(index_buffer.data() + index_layout.base, local,
+                                                   index_layout.strides);
+    const tensorops::mpi::sharded_view<Index> indices(index_view, sharded, offset, global[sharded], c.comm);
     const auto call = [&](auto& exec) {
         if (kind == scan_kind::sum) tensorops::mpi::cumulative_sum<T>(exec, in, out, options);
         else if (kind == scan_kind::product) tensorops::mpi::cumulative_product<T>(exec, in, out, options);
         else if (kind == scan_kind::maximum) tensorops::mpi::cumulative_max<T>(exec, in, out, options);
         else if (kind == scan_kind::minimum) tensorops::mpi::cumulative_min<T>(exec, in, out, options);
+        else if (kind == scan_kind::maximum_indices) tensorops::mpi::cumulative_max<T>(exec, in, out, indices, options);
+        else if (kind == scan_kind::minimum_indices) tensorops::mpi::cumulative_min<T>(exec, in, out, indices, options);
         else if constexpr (!std::is_same_v<T, float16>) tensorops::mpi::cumulative_scan<T>(exec, in, out, options, custom, std::numeric_limits<T>::lowest());
     };
     if (on_pool) call(pool);
@@ -104,9 +121,11 @@ void scan_trial(context& c, tensorops::thread_pool& pool) {
     const std::string what = type_name<T>() + " scan kind " + std::to_string(static_cast<int>(kind)) + " shape " + shape + "} axis " +
                              std::to_string(axis) + " sharded " + std::to_string(sharded) + (options.exclusive ? " exclusive" : "") +
                              (options.direction == tensorops::axis_direction::decreasing ? " decreasing" : "") + (in_place ? " in place" : "");
+    const bool with_indices = kind == scan_kind::maximum_indices || kind == scan_kind::minimum_indices;
     std::size_t wrong = 0, first_wrong = 0;
     for_each_shard_element(local, global, sharded, offset, [&](const std::vector<std::size_t>& index, std::size_t at) {
-        if (!same_bits(element_at(out_view, index), expected[at]) && wrong++ == 0) first_wrong = at;
+        const bool indices_wrong = with_indices && element_at(index_view, index) != expected_indices[at];
+        if ((!same_bits(element_at(out_view, index), expected[at]) || indices_wrong) && wrong++ == 0) first_wrong = at;
     });
     c.check(wrong == 0, what + ": " + std::to_string(wrong) + " elements differ, the first at global offset " + std::to_string(first_wrong));
 }
@@ -118,12 +137,12 @@ int main(int argc, char** argv) {
         argc, argv, "test_mpi_scan", 60,
         [](mpi_test::context& c, tensorops::thread_pool& pool) {
             switch (c.uniform(0, 5)) {
-                case 0: mpi_test::scan_trial<float>(c, pool); break;
-                case 1: mpi_test::scan_trial<double>(c, pool); break;
-                case 2: mpi_test::scan_trial<tensorops::float16>(c, pool); break;
-                case 3: mpi_test::scan_trial<std::int32_t>(c, pool); break;
-                case 4: mpi_test::scan_trial<std::uint8_t>(c, pool); break;
-                default: mpi_test::scan_trial<std::int64_t>(c, pool); break;
+                case 0: mpi_test::scan_trial<float, std::int64_t>(c, pool); break;
+                case 1: mpi_test::scan_trial<double, std::uint32_t>(c, pool); break;
+                case 2: mpi_test::scan_trial<tensorops::float16, std::int32_t>(c, pool); break;
+                case 3: mpi_test::scan_trial<std::int32_t, std::uint64_t>(c, pool); break;
+                case 4: mpi_test::scan_trial<std::uint8_t, std::int64_t>(c, pool); break;
+                default: mpi_test::scan_trial<std::int64_t, std::int32_t>(c, pool); break;
             }
         });
 }

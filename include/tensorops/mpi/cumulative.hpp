@@ -5,11 +5,15 @@
 
 #include "detail/mpi_c.hpp"
 
+#include <array>
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "../core/element.hpp"
@@ -21,11 +25,17 @@
 #include "detail/agreement.hpp"
 #include "detail/collectives.hpp"
 #include "detail/scan_chain.hpp"
+#include "detail/scan_indices.hpp"
 #include "detail/staging.hpp"
 #include "sharded.hpp"
 
 namespace tensorops::mpi {
 namespace detail {
+
+template <class T, class Scan>
+void sharded_cumulative_agreed(const executor_ref& exec, std::string_view operation, const sharding& sh,
+                               const sharded_view<const T>& input, const sharded_view<T>& output,
+                               const scan_options& options, const Scan& scan);
 
 /// The sharded scan: validate collectively, compute on the packed shard (a packed copy if the views are not packed),
 /// by the path the axes call for (see cumulative_sum below).
@@ -41,7 +51,16 @@ void sharded_cumulative(const executor_ref& exec, std::string_view operation, co
         tensorops::detail::require_unique(operation, "output.local", out);
         tensorops::detail::require_exact_alias_or_disjoint(operation, "output.local", out, "input.local", in);
     });
-    const sharding& sh = shardings.first;
+    sharded_cumulative_agreed(exec, operation, shardings.first, input, output, options, scan);
+}
+
+/// The sharded scan on shardings agreed and arguments checked: see sharded_cumulative.
+template <class T, class Scan>
+void sharded_cumulative_agreed(const executor_ref& exec, std::string_view operation, const sharding& sh,
+                               const sharded_view<const T>& input, const sharded_view<T>& output,
+                               const scan_options& options, const Scan& scan) {
+    const tensor_view<const T>& in = input.local();
+    const tensor_view<T>& out = output.local();
     std::size_t global_count = 1;
     for (std::size_t d = 0; d < sh.rank_dims; ++d) global_count *= sh.global[d];
     if (global_count == 0) return;
@@ -107,6 +126,77 @@ void sharded_cumulative(const executor_ref& exec, std::string_view operation, co
     if (options.exclusive) run.template operator()<true>();
     else run.template operator()<false>();
     if (staged && !in.empty()) unpack_into(staging.data(), out);
+}
+
+/// The nearest ranks before and after this one in the scan's traversal order (rank order, or its reverse when
+/// `decreasing`) whose shards hold elements of the axis (-1: none).
+[[nodiscard]] inline std::pair<int, int> neighbours_with_elements(const sharding& sh, bool decreasing) {
+    const int ranks = sh.here.ranks, step = decreasing ? -1 : 1;
+    const auto holds = [&](int r) { return sh.shards[static_cast<std::size_t>(r)].count > 0; };
+    int previous = -1, next = -1;
+    for (int r = sh.here.rank - step; r >= 0 && r < ranks && previous < 0; r -= step)
+        if (holds(r)) previous = r;
+    for (int r = sh.here.rank + step; r >= 0 && r < ranks && next < 0; r += step)
+        if (holds(r)) next = r;
+    return {previous, next};
+}
+
+/// The sharded running extreme with indices: the values by sharded_cumulative's path, then the indices from them
+/// (along the sharded axis by the chain of scan_indices.hpp; along another, lines wholly local: the library's call).
+template <bool Maximum, class T, class I>
+void sharded_extreme_with_indices(const executor_ref& exec, std::string_view operation,
+                                  const sharded_view<const T>& input, const sharded_view<T>& values,
+                                  const sharded_view<I>& indices, const scan_options& options) {
+    namespace lib = tensorops::detail;
+    const tensor_view<const T>& in = input.local();
+    const tensor_view<T>& out = values.local();
+    const tensor_view<I>& at = indices.local();
+    const auto checks = [&](const std::array<sharding, 3>& shardings) {
+        lib::require_same_sizes(operation, "input.local", in, "values.local", out);
+        lib::require_same_sizes(operation, "input.local", in, "indices.local", at);
+        lib::require_axis(operation, "options.axis", options.axis, in.rank());
+        lib::require_direction(operation, "options.direction", options.direction);
+        lib::require_unique(operation, "values.local", out);
+        lib::require_unique(operation, "indices.local", at);
+        lib::require_exact_alias_or_disjoint(operation, "values.local", out, "input.local", in);
+        lib::require_disjoint(operation, "indices.local", at, "input.local", in);
+        lib::require_disjoint(operation, "indices.local", at, "values.local", out);
+        const std::size_t n = shardings[0].global[options.axis];
+        if (n > 0 && static_cast<std::uint64_t>(n - 1) > static_cast<std::uint64_t>(std::numeric_limits<I>::max()))
+            throw tensorops::error(operation, "indices",
+                                   "has an index type whose largest value " +
+                                       std::to_string(std::numeric_limits<I>::max()) + " cannot hold the last index " +
+                                       std::to_string(n - 1) + " of the axis");
+    };
+    const auto shardings =
+        agree_on_all_shardings(operation, input, std::array<std::string_view, 2>{"values", "indices"}, checks, values,
+                               indices);
+    const sharding& sh = shardings[0];
+    if (options.axis != sh.axis) {  // whole lines on every rank: the library's call (the values are exact, any path)
+        if (!in.empty()) lib::cumulative_extreme_with_indices<Maximum>(exec, operation, in, out, at, options);
+        return;
+    }
+    sharded_cumulative_agreed(exec, operation, sh, input, values, options, lib::extreme_scan<T, Maximum>{});
+    if (in.empty()) return;
+    const bool decreasing = options.direction == axis_direction::decreasing;
+    const std::size_t n = sh.along();
+    const shard_range& s = sh.mine();
+    const traversal_range mine = decreasing ? traversal_range{n - s.offset - s.count, n - s.offset}
+                                            : traversal_range{s.offset, s.offset + s.count};
+    const std::pair<int, int> neighbours = neighbours_with_elements(sh, decreasing);
+    std::vector<T> packed_values;
+    if (!is_packed(out)) packed_values = packed_copy(out);
+    std::vector<I> packed_indices;
+    if (!is_packed(at)) packed_indices.resize(at.element_count());
+    I* index_data = packed_indices.empty() ? at.data() : packed_indices.data();
+    const T* value_data = packed_values.empty() ? out.data() : packed_values.data();
+    const auto write = [&]<bool Exclusive>() {
+        write_sharded_extreme_indices<Maximum, Exclusive>(input.comm(), value_data, index_data, sh.outer(), sh.inner(),
+                                                          n, mine, decreasing, neighbours.first, neighbours.second);
+    };
+    if (options.exclusive) write.template operator()<true>();
+    else write.template operator()<false>();
+    if (!packed_indices.empty()) unpack_into(packed_indices.data(), at);
 }
 
 /// The same shard seen as K (wrapping_kernel_t: a signed integer as its unsigned type).
@@ -193,7 +283,7 @@ void cumulative_scan(sharded_view<const std::type_identity_t<T>> input, sharded_
 /// first output −inf, lowest() for integers), sharded as mpi::cumulative_sum and computed by its blocks and chain (the
 /// single process computes the running extremes with the sum scans' kernels and blocks, and a maximum selects one of
 /// its operands: any grouping gives the same bits). Result, aliasing, errors and communication as
-/// mpi::cumulative_sum; T must be trivially copyable. The form with indices has no sharded version yet.
+/// mpi::cumulative_sum; T must be trivially copyable.
 template <maximum_scannable T, class E>
     requires executor<std::remove_reference_t<E>>
 void cumulative_max(E&& exec, sharded_view<const std::type_identity_t<T>> input, sharded_view<T> output,
@@ -221,6 +311,41 @@ template <minimum_scannable T>
 void cumulative_min(sharded_view<const std::type_identity_t<T>> input, sharded_view<T> output,
                     scan_options options = {}) {
     cumulative_min<T>(sequential, input, output, options);
+}
+
+/// Running maximum into `values` (exactly mpi::cumulative_max's output) and the index of the running extreme into
+/// `indices`, all three sharded alike: tensorops::cumulative_max with indices' rule (increasing, the first largest of
+/// x[0..i]; decreasing, the last largest of x[i..n−1]; the first NaN met; the coordinate along the axis in the global
+/// tensor), bit for bit what that call computes on the gathered tensor, for any number of ranks, shard sizes and
+/// executor. Along the sharded axis the indices follow from the running values (scan_indices.hpp): each rank's last
+/// value and index pass to the next rank holding elements, one message of lines × columns each. Aliasing: `values` may
+/// be exactly `input`; `indices` shares no memory with either. Errors (on every rank, nothing written): as
+/// mpi::cumulative_max (naming `values`), `indices` sized or sharded differently, a layout mapping two coordinates to
+/// one element, shared memory, an index type that cannot hold the global axis' last index.
+template <maximum_scannable T, index_element I, class E>
+    requires executor<std::remove_reference_t<E>>
+void cumulative_max(E&& exec, sharded_view<const std::type_identity_t<T>> input, sharded_view<T> values,
+                    sharded_view<I> indices, scan_options options = {}) {
+    detail::sharded_extreme_with_indices<true>(exec, "mpi::cumulative_max", input, values, indices, options);
+}
+/// cumulative_max with indices on the calling thread of each rank.
+template <maximum_scannable T, index_element I>
+void cumulative_max(sharded_view<const std::type_identity_t<T>> input, sharded_view<T> values, sharded_view<I> indices,
+                    scan_options options = {}) {
+    detail::sharded_extreme_with_indices<true>(sequential, "mpi::cumulative_max", input, values, indices, options);
+}
+/// Running minimum with indices of a sharded tensor: as mpi::cumulative_max with indices, "smallest" for "largest".
+template <minimum_scannable T, index_element I, class E>
+    requires executor<std::remove_reference_t<E>>
+void cumulative_min(E&& exec, sharded_view<const std::type_identity_t<T>> input, sharded_view<T> values,
+                    sharded_view<I> indices, scan_options options = {}) {
+    detail::sharded_extreme_with_indices<false>(exec, "mpi::cumulative_min", input, values, indices, options);
+}
+/// cumulative_min with indices on the calling thread of each rank.
+template <minimum_scannable T, index_element I>
+void cumulative_min(sharded_view<const std::type_identity_t<T>> input, sharded_view<T> values, sharded_view<I> indices,
+                    scan_options options = {}) {
+    detail::sharded_extreme_with_indices<false>(sequential, "mpi::cumulative_min", input, values, indices, options);
 }
 
 }  // namespace tensorops::mpi

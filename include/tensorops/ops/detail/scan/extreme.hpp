@@ -169,6 +169,47 @@ void write_contiguous_line_indices(I* indices, const T* values, std::size_t n, I
     for (; t < n; ++t) one_position(t);
 }
 
+/// Rows 1 … n − 1 of the indices of running values laid out in n rows of m columns (`out`, `in`: row 0, the steps
+/// between rows and between columns), row 0's indices written already: each row's from the row of values before it
+/// and its indices, walking the columns — memory in order, the rows before still in cache. Where both rows are
+/// contiguous, W columns at a time: where no value beats the one above it, the W indices above are copied. Row t's
+/// changes get changed_at(t).
+template <bool Maximum, class T, class I, class ChangedAt>
+void write_row_indices(I* out, const T* in, std::size_t n, std::size_t m, std::ptrdiff_t index_step,
+                       std::ptrdiff_t value_step, std::ptrdiff_t index_column, std::ptrdiff_t value_column,
+                       const ChangedAt& changed_at) {
+    using accumulator = accumulator_t<T, accumulation::ordering>;
+    constexpr bool vectors = builtin_element<T> && simd::vectorized;
+    const bool contiguous_rows = vectors && index_column == 1 && value_column == 1;
+    for (std::size_t t = 1; t < n; ++t) {
+        const T* above = in;
+        const I* above_index = out;
+        in += value_step;
+        out += index_step;
+        const I here = changed_at(t);
+        const auto one_column = [&](std::size_t j) {
+            const auto jj = static_cast<std::ptrdiff_t>(j);
+            const auto value = static_cast<accumulator>(in[jj * value_column]);
+            const auto previous = static_cast<accumulator>(above[jj * value_column]);
+            out[jj * index_column] = beats<Maximum>(value, previous) ? here : above_index[jj * index_column];
+        };
+        std::size_t j = 0;
+        if constexpr (vectors) {
+            constexpr std::size_t W = simd::lanes<T>;
+            if (contiguous_rows) {
+                for (; j + W <= m; j += W) {
+                    if (any_beats<Maximum>(simd::load(in + j), simd::load(above + j))) {
+                        for (std::size_t k = 0; k < W; ++k) one_column(j + k);
+                    } else {
+                        copy_indices<W>(out + j, above_index + j);
+                    }
+                }
+            }
+        }
+        for (; j < m; ++j) one_column(j);
+    }
+}
+
 /// The indices of the running extremes of `nest` (operand 0 the indices, operand 1 the running values just computed),
 /// every line along `axis` walked forward (the nest is reversed already for a decreasing scan). Traversal position t
 /// is written as the input coordinate: t, or n − 1 − t when `decreasing`. The first position of a line gets its own
@@ -210,47 +251,18 @@ void write_extreme_indices(I* indices, const T* values, const iter::loop_nest<2>
         });
         return;
     }
-    // Rows (the axis is an outer dimension): each row of indices from the row of values before it and its indices,
-    // walking the innermost dimension — memory in order, the rows before still in cache. Where both rows are
-    // contiguous, W columns at a time: where no value beats the one above it, the W indices above are copied.
+    // Rows (the axis is an outer dimension): the first row gets the first coordinate, the others write_row_indices.
     const std::size_t m = nest.sizes[last];
     const std::ptrdiff_t index_column = nest.strides[0][last], value_column = nest.strides[1][last];
-    const bool contiguous_rows = vectors && index_column == 1 && value_column == 1;
     iter::axis_set handled;
     handled.set(axis);
     handled.set(last);
     iter::for_each_element(iter::remove_dimensions(nest, handled), [&](const std::array<std::ptrdiff_t, 2>& rows) {
         I* out = indices + rows[0];
-        const T* in = values + rows[1];
         const I first = coordinate(0);
         for (std::size_t j = 0; j < m; ++j) out[static_cast<std::ptrdiff_t>(j) * index_column] = first;
-        for (std::size_t t = 1; t < n; ++t) {
-            const T* above = in;
-            const I* above_index = out;
-            in += value_step;
-            out += index_step;
-            const I here = changed_at(t);
-            const auto one_column = [&](std::size_t j) {
-                const auto jj = static_cast<std::ptrdiff_t>(j);
-                const auto value = static_cast<accumulator>(in[jj * value_column]);
-                const auto previous = static_cast<accumulator>(above[jj * value_column]);
-                out[jj * index_column] = beats<Maximum>(value, previous) ? here : above_index[jj * index_column];
-            };
-            std::size_t j = 0;
-            if constexpr (vectors) {
-                constexpr std::size_t W = simd::lanes<T>;
-                if (contiguous_rows) {
-                    for (; j + W <= m; j += W) {
-                        if (any_beats<Maximum>(simd::load(in + j), simd::load(above + j))) {
-                            for (std::size_t k = 0; k < W; ++k) one_column(j + k);
-                        } else {
-                            copy_indices<W>(out + j, above_index + j);
-                        }
-                    }
-                }
-            }
-            for (; j < m; ++j) one_column(j);
-        }
+        write_row_indices<Maximum>(out, values + rows[1], n, m, index_step, value_step, index_column, value_column,
+                                   changed_at);
     });
 }
 
