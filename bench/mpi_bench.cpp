@@ -64,6 +64,16 @@ int main(int argc, char** argv) {
     // Features sharded: [rows, columns] per rank of [rows, ranks · columns], reduced over the features.
     const tensorops::mpi::sharded_view<const float> sfeatures(in, 1, static_cast<std::size_t>(rank) * columns,
                                                               static_cast<std::size_t>(ranks) * columns, MPI_COMM_WORLD);
+    const tensorops::mpi::sharded_view<float> sfeatures_out(out, 1, static_cast<std::size_t>(rank) * columns,
+                                                            static_cast<std::size_t>(ranks) * columns, MPI_COMM_WORLD);
+    std::vector<std::int32_t> indices(per_rank);
+    const tensorops::tensor_view<std::int32_t> index_view(indices.data(), {rows, columns}),
+        line_indices(indices.data(), {per_rank});
+    const tensorops::mpi::sharded_view<std::int32_t> sindices(index_view, 0, offset, global_rows, MPI_COMM_WORLD);
+    const tensorops::mpi::sharded_view<std::int32_t> sline_indices(line_indices, 0,
+                                                                   static_cast<std::size_t>(rank) * per_rank,
+                                                                   per_rank * static_cast<std::size_t>(ranks),
+                                                                   MPI_COMM_WORLD);
     float line_result = 0;
     const tensorops::tensor_view<const std::int32_t> in_int(xi.data(), {rows, columns});
     const tensorops::mpi::sharded_view<const std::int32_t> sin_int(in_int, 0, offset, global_rows, MPI_COMM_WORLD);
@@ -72,54 +82,130 @@ int main(int argc, char** argv) {
         std::string name;
         std::function<void()> local, sharded;
     };
-    const std::vector<pair> pairs = {
-        {"cumulative_sum along a non-sharded axis (rows of 4096)", [&] { tensorops::cumulative_sum(in, out, {.axis = 1}); },
-         [&] { tensorops::mpi::cumulative_sum<float>(sin, sout, {.axis = 1}); }},
-        {"cumulative_sum along the sharded axis (across rows, bands)", [&] { tensorops::cumulative_sum(in, out, {.axis = 0}); },
-         [&] { tensorops::mpi::cumulative_sum<float>(sin, sout, {.axis = 0}); }},
-        {"cumulative_sum along the sharded axis (one contiguous line)", [&] { tensorops::cumulative_sum(line_in, line_out, {.axis = 0}); },
-         [&] { tensorops::mpi::cumulative_sum<float>(sline_in, sline_out, {.axis = 0}); }},
-        {"reduce MULTIPLY f32 over the sharded axis (a running row, staged)",
-         [&] { tensorops::reduce(in, tensorops::tensor_view<float>(column_sums.data(), {1, columns}), tensorops::reduce_function::multiply, down); },
-         [&] { tensorops::mpi::reduce(sin, tensorops::tensor_view<float>(column_sums.data(), {1, columns}), tensorops::reduce_function::multiply, down); }},
-        {"reduce MULTIPLY f32 of the whole sharded line (fixed blocks)",
-         [&] { tensorops::reduce(line_in, tensorops::tensor_view<float>(&line_result, {1}), tensorops::reduce_function::multiply, down); },
-         [&] { tensorops::mpi::reduce(sline_in, tensorops::tensor_view<float>(&line_result, {1}), tensorops::reduce_function::multiply, down); }},
-        {"reduce LOG_SUM_EXP f32 of the whole sharded line (fixed blocks)",
-         [&] { tensorops::reduce(line_in, tensorops::tensor_view<float>(&line_result, {1}), tensorops::reduce_function::log_sum_exp, down); },
-         [&] { tensorops::mpi::reduce(sline_in, tensorops::tensor_view<float>(&line_result, {1}), tensorops::reduce_function::log_sum_exp, down); }},
-        {"reduce SUM f32 over sharded features (rows re-sharded)",
-         [&] { tensorops::reduce(in, tensorops::tensor_view<float>(row_sums.data(), {rows, 1}), tensorops::reduce_function::sum, across); },
-         [&] { tensorops::mpi::reduce(sfeatures, tensorops::tensor_view<float>(row_sums.data(), {rows, 1}), tensorops::reduce_function::sum, across); }},
-        {"reduce SUM f32 over rows, the columns sharded (the line's plan)",
-         [&] { tensorops::reduce(in, tensorops::tensor_view<float>(column_sums.data(), {1, columns}), tensorops::reduce_function::sum, down); },
-         [&] {
-             tensorops::mpi::reduce(sfeatures, tensorops::mpi::sharded_view<float>(tensorops::tensor_view<float>(column_sums.data(), {1, columns}), 1,
-                                                                                 static_cast<std::size_t>(rank) * columns,
-                                                                                 static_cast<std::size_t>(ranks) * columns, MPI_COMM_WORLD),
-                                    tensorops::reduce_function::sum, down);
-         }},
-        {"reduce SUM f32 over a non-sharded axis (each rank its shard)",
-         [&] { tensorops::reduce(in, tensorops::tensor_view<float>(row_sums.data(), {rows, 1}), tensorops::reduce_function::sum, across); },
-         [&] {
-             tensorops::mpi::reduce(sin, tensorops::mpi::sharded_view<float>(tensorops::tensor_view<float>(row_sums.data(), {rows, 1}), 0, offset, global_rows, MPI_COMM_WORLD),
-                                    tensorops::reduce_function::sum, across);
-         }},
-        {"reduce SUM f32 over the sharded axis (units where their rows are)",
-         [&] { tensorops::reduce(in, tensorops::tensor_view<float>(column_sums.data(), {1, columns}), tensorops::reduce_function::sum, down); },
-         [&] { tensorops::mpi::reduce(sin, tensorops::tensor_view<float>(column_sums.data(), {1, columns}), tensorops::reduce_function::sum, down); }},
-        {"reduce LOG_SUM_EXP f32 over the sharded axis (blocks where their rows are)",
-         [&] { tensorops::reduce(in, tensorops::tensor_view<float>(column_sums.data(), {1, columns}), tensorops::reduce_function::log_sum_exp, down); },
-         [&] { tensorops::mpi::reduce(sin, tensorops::tensor_view<float>(column_sums.data(), {1, columns}), tensorops::reduce_function::log_sum_exp, down); }},
-        {"reduce SUM f32 of the whole sharded line (its blocks where they lie)",
-         [&] { tensorops::reduce(line_in, tensorops::tensor_view<float>(column_sums.data(), {1}), tensorops::reduce_function::sum, down); },
-         [&] { tensorops::mpi::reduce(sline_in, tensorops::tensor_view<float>(column_sums.data(), {1}), tensorops::reduce_function::sum, down); }},
-        {"reduce SUM int32 over the sharded axis (exact partials)",
-         [&] { tensorops::reduce(in_int, tensorops::tensor_view<std::int32_t>(int_column_sums.data(), {1, columns}), tensorops::reduce_function::sum, down); },
-         [&] {
-             tensorops::mpi::reduce(sin_int, tensorops::tensor_view<std::int32_t>(int_column_sums.data(), {1, columns}), tensorops::reduce_function::sum, down);
-         }},
-    };
+    const std::vector<pair> pairs =
+        {
+            {"cumulative_sum along a non-sharded axis (rows of 4096)",
+             [&] { tensorops::cumulative_sum(in, out, {.axis = 1}); },
+             [&] { tensorops::mpi::cumulative_sum<float>(sin, sout, {.axis = 1}); }},
+            {"cumulative_sum along the sharded axis (across rows, bands)",
+             [&] { tensorops::cumulative_sum(in, out, {.axis = 0}); },
+             [&] { tensorops::mpi::cumulative_sum<float>(sin, sout, {.axis = 0}); }},
+            {"cumulative_sum along the sharded axis (one contiguous line)",
+             [&] { tensorops::cumulative_sum(line_in, line_out, {.axis = 0}); },
+             [&] { tensorops::mpi::cumulative_sum<float>(sline_in, sline_out, {.axis = 0}); }},
+            {"cumulative_max with indices along the sharded axis (rows)",
+             [&] { tensorops::cumulative_max(in, out, index_view, {.axis = 0}); },
+             [&] { tensorops::mpi::cumulative_max<float>(sin, sout, sindices, {.axis = 0}); }},
+            {"cumulative_max with indices along the sharded axis (one line)",
+             [&] { tensorops::cumulative_max(line_in, line_out, line_indices, {.axis = 0}); },
+             [&] { tensorops::mpi::cumulative_max<float>(sline_in, sline_out, sline_indices, {.axis = 0}); }},
+            {"cumulative_log_sum_exp along the sharded axis (rows, pipelined)",
+             [&] { tensorops::cumulative_log_sum_exp(in, out, {.axis = 0}); },
+             [&] { tensorops::mpi::cumulative_log_sum_exp<float>(sin, sout, {.axis = 0}); }},
+            {"cumulative_log_sum_exp along the sharded axis (one line, in turn)",
+             [&] { tensorops::cumulative_log_sum_exp(line_in, line_out, {.axis = 0}); },
+             [&] { tensorops::mpi::cumulative_log_sum_exp<float>(sline_in, sline_out, {.axis = 0}); }},
+            {"cumulative_log_sum_exp down rows, the columns sharded",
+             [&] { tensorops::cumulative_log_sum_exp(in, out, {.axis = 0}); },
+             [&] { tensorops::mpi::cumulative_log_sum_exp<float>(sfeatures, sfeatures_out, {.axis = 0}); }},
+            {"reduce MULTIPLY f32 over the sharded axis (a running row, staged)",
+             [&] {
+        tensorops::reduce(in, tensorops::tensor_view<float>(column_sums.data(), {1, columns}),
+                          tensorops::reduce_function::multiply, down);
+             },
+             [&] {
+        tensorops::mpi::reduce(sin, tensorops::tensor_view<float>(column_sums.data(), {1, columns}),
+                               tensorops::reduce_function::multiply, down);
+            }},
+                            {"reduce MULTIPLY f32 of the whole sharded line (fixed blocks)",
+                             [&] {
+        tensorops::reduce(line_in, tensorops::tensor_view<float>(&line_result, {1}),
+                          tensorops::reduce_function::multiply, down);
+                             },
+                             [&] {
+        tensorops::mpi::reduce(sline_in, tensorops::tensor_view<float>(&line_result, {1}),
+                               tensorops::reduce_function::multiply, down);
+                            }},
+                            {"reduce LOG_SUM_EXP f32 of the whole sharded line (fixed blocks)",
+                             [&] {
+        tensorops::reduce(line_in, tensorops::tensor_view<float>(&line_result, {1}),
+                          tensorops::reduce_function::log_sum_exp, down);
+                             },
+                             [&] {
+        tensorops::mpi::reduce(sline_in, tensorops::tensor_view<float>(&line_result, {1}),
+                               tensorops::reduce_function::log_sum_exp, down);
+                            }},
+                            {"reduce SUM f32 over sharded features (rows re-sharded)",
+                             [&] {
+        tensorops::reduce(in, tensorops::tensor_view<float>(row_sums.data(), {rows, 1}),
+                          tensorops::reduce_function::sum, across);
+                             },
+                             [&] {
+        tensorops::mpi::reduce(sfeatures, tensorops::tensor_view<float>(row_sums.data(), {rows, 1}),
+                               tensorops::reduce_function::sum, across);
+                            }},
+                            {"reduce SUM f32 over rows, the columns sharded (the line's plan)",
+                             [&] {
+        tensorops::reduce(in, tensorops::tensor_view<float>(column_sums.data(), {1, columns}),
+                          tensorops::reduce_function::sum, down);
+                             },
+                             [&] {
+        tensorops::mpi::reduce(
+            sfeatures,
+            tensorops::mpi::sharded_view<float>(tensorops::tensor_view<float>(column_sums.data(), {1, columns}), 1,
+                                                static_cast<std::size_t>(rank) * columns,
+                                                static_cast<std::size_t>(ranks) * columns, MPI_COMM_WORLD),
+            tensorops::reduce_function::sum, down);
+                            }},
+                            {"reduce SUM f32 over a non-sharded axis (each rank its shard)",
+                             [&] {
+        tensorops::reduce(in, tensorops::tensor_view<float>(row_sums.data(), {rows, 1}),
+                          tensorops::reduce_function::sum, across);
+                             },
+                             [&] {
+        tensorops::mpi::reduce(sin,
+                               tensorops::mpi::sharded_view<float>(tensorops::tensor_view<float>(row_sums.data(),
+                                                                                                 {rows, 1}),
+                                                                   0, offset, global_rows, MPI_COMM_WORLD),
+                               tensorops::reduce_function::sum, across);
+                            }},
+                            {"reduce SUM f32 over the sharded axis (units where their rows are)",
+                             [&] {
+        tensorops::reduce(in, tensorops::tensor_view<float>(column_sums.data(), {1, columns}),
+                          tensorops::reduce_function::sum, down);
+                             },
+                             [&] {
+        tensorops::mpi::reduce(sin, tensorops::tensor_view<float>(column_sums.data(), {1, columns}),
+                               tensorops::reduce_function::sum, down);
+                            }},
+                            {"reduce LOG_SUM_EXP f32 over the sharded axis (blocks where their rows are)",
+                             [&] {
+        tensorops::reduce(in, tensorops::tensor_view<float>(column_sums.data(), {1, columns}),
+                          tensorops::reduce_function::log_sum_exp, down);
+                             },
+                             [&] {
+        tensorops::mpi::reduce(sin, tensorops::tensor_view<float>(column_sums.data(), {1, columns}),
+                               tensorops::reduce_function::log_sum_exp, down);
+                            }},
+                            {"reduce SUM f32 of the whole sharded line (its blocks where they lie)",
+                             [&] {
+        tensorops::reduce(line_in, tensorops::tensor_view<float>(column_sums.data(), {1}),
+                          tensorops::reduce_function::sum, down);
+                             },
+                             [&] {
+        tensorops::mpi::reduce(sline_in, tensorops::tensor_view<float>(column_sums.data(), {1}),
+                               tensorops::reduce_function::sum, down);
+                            }},
+                            {"reduce SUM int32 over the sharded axis (exact partials)",
+                             [&] {
+        tensorops::reduce(in_int, tensorops::tensor_view<std::int32_t>(int_column_sums.data(), {1, columns}),
+                          tensorops::reduce_function::sum, down);
+                             },
+                             [&] {
+        tensorops::mpi::reduce(sin_int, tensorops::tensor_view<std::int32_t>(int_column_sums.data(), {1, columns}),
+                               tensorops::reduce_function::sum, down);
+                            }},
+                            };
     if (rank == 0) std::printf("%d ranks, %zu MiB f32 per rank, %zu interleaved rounds: median local / sharded time (the speed ratio)\n", ranks, mib, rounds);
     const char* only = std::getenv("TENSOROPS_BENCH_ONLY");  // a part of the names to run, if given
     for (const pair& p : pairs) {

@@ -9,7 +9,7 @@
 
 namespace mpi_test {
 
-enum class scan_kind { sum, product, custom_max, maximum, minimum, maximum_indices, minimum_indices };
+enum class scan_kind { sum, product, custom_max, maximum, minimum, maximum_indices, minimum_indices, log_sum_exp };
 
 /// A global shape for a scan along `axis`: small, or long along it past a line block, or with wide rows past a band.
 inline std::vector<std::size_t> scan_shape(context& c, std::size_t element_size, std::size_t& axis) {
@@ -42,14 +42,31 @@ inline std::vector<std::size_t> scan_shape(context& c, std::size_t element_size,
 
 template <class T, class Index>
 void scan_trial(context& c, tensorops::thread_pool& pool) {
-    std::size_t axis = 0;
-    std::vector<std::size_t> global = scan_shape(c, sizeof(T), axis);
-    const std::size_t rank = global.size();
-    const std::size_t sharded = c.chance(0.5) ? axis : c.uniform(0, rank - 1);
+    std::size_t axis = 0, sharded = 0;
+    std::vector<std::size_t> global;
+    scan_kind kind = static_cast<scan_kind>(c.uniform(0, 7));
+    if (tensorops::builtin_floating<T> && c.chance(0.25)) {  // the log-sum-exp's three sharded cases, small
+        kind = scan_kind::log_sum_exp;
+        const int layout = static_cast<int>(c.uniform(0, 2));
+        if (layout ==
+            0) {  // contiguous lines along the sharded axis: kernel steps cut by shards, several shards per step
+            global = {c.uniform(1, 3), c.uniform(1, 700)};
+            axis = sharded = 1;
+        } else if (layout == 1) {  // rows along the sharded axis, some past one block of columns
+            global = {c.uniform(1, 2), c.uniform(1, 100), c.chance(0.2) ? c.uniform(1000, 1100) : c.uniform(2, 40)};
+            axis = sharded = 1;
+        } else {  // rows across another axis, the sharded one among the columns (columns in lanes and scalar)
+            global = {c.uniform(1, 60), c.uniform(1, 4), c.uniform(1, 40)};
+            sharded = c.uniform(1, 2);
+        }
+    } else {
+        global = scan_shape(c, sizeof(T), axis);
+        sharded = c.chance(0.5) ? axis : c.uniform(0, global.size() - 1);
+    }
     const auto counts = random_split(c, global[sharded]);
     std::size_t offset = 0;
     for (int r = 0; r < c.rank; ++r) offset += counts[static_cast<std::size_t>(r)];
-    scan_kind kind = static_cast<scan_kind>(c.uniform(0, 6));
+    if (kind == scan_kind::log_sum_exp && !tensorops::builtin_floating<T>) kind = scan_kind::sum;
     const bool extreme = kind == scan_kind::maximum || kind == scan_kind::minimum ||
                          kind == scan_kind::maximum_indices || kind == scan_kind::minimum_indices;
     if (std::is_same_v<T, float16> && kind == scan_kind::custom_max) kind = scan_kind::sum;
@@ -76,6 +93,19 @@ void scan_trial(context& c, tensorops::thread_pool& pool) {
                     data[c.uniform(0, count - 1)] = static_cast<T>(std::nan(std::to_string(k + 1).c_str()));
         }
     }
+    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, float16>) {
+        if (kind ==
+            scan_kind::log_sum_exp) {  // every branch of the kernels: rises past their reach, trends, infinities, NaN
+            const double scale = c.chance(0.3) ? 200.0 : 1.0, trend = c.chance(0.3) ? 0.01 : 0.0;
+            for (std::size_t i = 0; i < count; ++i)
+                data[i] = static_cast<T>(static_cast<double>(data[i]) * scale + trend * static_cast<double>(i % 5000));
+            if (c.chance(0.3))
+                for (std::size_t k = 0; k < 4 && count > 0; ++k) {
+                    const double special[] = {-INFINITY, INFINITY, NAN, -INFINITY};
+                    data[c.uniform(0, count - 1)] = static_cast<T>(special[k]);
+                }
+        }
+    }
     const tensorops::tensor_view<const T> global_in(data.data(), global);
     const tensorops::tensor_view<T> global_out(expected.data(), global);
     const auto custom = [](const T& a, const T& b) { return b < a ? a : b; };
@@ -89,7 +119,10 @@ void scan_trial(context& c, tensorops::thread_pool& pool) {
     else if (kind == scan_kind::minimum_indices)
         tensorops::cumulative_min(global_in, global_out, tensorops::tensor_view<Index>(expected_indices.data(), global),
                                   options);
-    else if constexpr (!std::is_same_v<T, float16>) tensorops::cumulative_scan(global_in, global_out, options, custom, std::numeric_limits<T>::lowest());
+    else if (kind == scan_kind::log_sum_exp) {
+        if constexpr (tensorops::builtin_floating<T>) tensorops::cumulative_log_sum_exp(global_in, global_out, options);
+    } else if constexpr (!std::is_same_v<T, float16>)
+        tensorops::cumulative_scan(global_in, global_out, options, custom, std::numeric_limits<T>::lowest());
 
     std::vector<std::size_t> local = global;
     local[sharded] = counts[static_cast<std::size_t>(c.rank)];
@@ -111,7 +144,11 @@ void scan_trial(context& c, tensorops::thread_pool& pool) {
         else if (kind == scan_kind::minimum) tensorops::mpi::cumulative_min<T>(exec, in, out, options);
         else if (kind == scan_kind::maximum_indices) tensorops::mpi::cumulative_max<T>(exec, in, out, indices, options);
         else if (kind == scan_kind::minimum_indices) tensorops::mpi::cumulative_min<T>(exec, in, out, indices, options);
-        else if constexpr (!std::is_same_v<T, float16>) tensorops::mpi::cumulative_scan<T>(exec, in, out, options, custom, std::numeric_limits<T>::lowest());
+        else if (kind == scan_kind::log_sum_exp) {
+            if constexpr (tensorops::builtin_floating<T>)
+                tensorops::mpi::cumulative_log_sum_exp<T>(exec, in, out, options);
+        } else if constexpr (!std::is_same_v<T, float16>)
+            tensorops::mpi::cumulative_scan<T>(exec, in, out, options, custom, std::numeric_limits<T>::lowest());
     };
     if (on_pool) call(pool);
     else call(tensorops::sequential);
@@ -123,11 +160,18 @@ void scan_trial(context& c, tensorops::thread_pool& pool) {
                              (options.direction == tensorops::axis_direction::decreasing ? " decreasing" : "") + (in_place ? " in place" : "");
     const bool with_indices = kind == scan_kind::maximum_indices || kind == scan_kind::minimum_indices;
     std::size_t wrong = 0, first_wrong = 0;
+    double got = 0, wanted = 0;
     for_each_shard_element(local, global, sharded, offset, [&](const std::vector<std::size_t>& index, std::size_t at) {
         const bool indices_wrong = with_indices && element_at(index_view, index) != expected_indices[at];
-        if ((!same_bits(element_at(out_view, index), expected[at]) || indices_wrong) && wrong++ == 0) first_wrong = at;
+        if ((!same_bits(element_at(out_view, index), expected[at]) || indices_wrong) && wrong++ == 0) {
+            first_wrong = at;
+            got = static_cast<double>(element_at(out_view, index));
+            wanted = static_cast<double>(expected[at]);
+        }
     });
-    c.check(wrong == 0, what + ": " + std::to_string(wrong) + " elements differ, the first at global offset " + std::to_string(first_wrong));
+    c.check(wrong == 0, what + ": " + std::to_string(wrong) + " elements differ, the first at global offset " +
+                            std::to_string(first_wrong) + " (" + std::to_string(got) + " for " +
+                            std::to_string(wanted) + ")");
 }
 
 }  // namespace mpi_test

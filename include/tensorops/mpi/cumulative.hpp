@@ -1,6 +1,6 @@
-// tensorops/mpi/cumulative.hpp — cumulative sum, product, scan and running maximum / minimum (values) of a sharded
-// tensor, along any axis, bit-identical to the single-process operator on the packed global tensor for any number of
-// ranks and any executor. (The running extremes with indices and cumulative_log_sum_exp have no sharded form yet.)
+// tensorops/mpi/cumulative.hpp — every scan of the library on a sharded tensor: cumulative sum, product and scan, the
+// running maximum / minimum (with or without indices) and the cumulative log-sum-exp, along any axis, bit-identical
+// to the single-process operator on the packed global tensor for any number of ranks and any executor.
 #pragma once
 
 #include "detail/mpi_c.hpp"
@@ -26,6 +26,7 @@
 #include "detail/collectives.hpp"
 #include "detail/scan_chain.hpp"
 #include "detail/scan_indices.hpp"
+#include "detail/scan_log_sum_exp.hpp"
 #include "detail/staging.hpp"
 #include "sharded.hpp"
 
@@ -199,6 +200,72 @@ void sharded_extreme_with_indices(const executor_ref& exec, std::string_view ope
     if (!packed_indices.empty()) unpack_into(packed_indices.data(), at);
 }
 
+/// The sharded cumulative log-sum-exp (scan_log_sum_exp.hpp): validated as sharded_cumulative, computed on the packed
+/// shard by the case the axes call for.
+template <class T>
+void sharded_log_sum_exp(const executor_ref& exec, const sharded_view<const T>& input, const sharded_view<T>& output,
+                         const scan_options& options) {
+    constexpr std::string_view operation = "mpi::cumulative_log_sum_exp";
+    const tensor_view<const T>& in = input.local();
+    const tensor_view<T>& out = output.local();
+    const auto shardings = agree_on_shardings(operation, input, output, [&] {
+        tensorops::detail::require_same_sizes(operation, "input.local", in, "output.local", out);
+        tensorops::detail::require_axis(operation, "options.axis", options.axis, in.rank());
+        tensorops::detail::require_direction(operation, "options.direction", options.direction);
+        tensorops::detail::require_unique(operation, "output.local", out);
+        tensorops::detail::require_exact_alias_or_disjoint(operation, "output.local", out, "input.local", in);
+    });
+    const sharding& sh = shardings.first;
+    if (in.empty()) return;  // (every rank's part is its own: no rank waits for an empty one)
+    std::vector<T> staging;
+    const T* x = in.data();
+    T* y = out.data();
+    const bool staged = !is_packed(in) || !is_packed(out);
+    if (staged) {
+        staging = packed_copy(in);
+        x = y = staging.data();
+    }
+    const std::size_t axis = options.axis;
+    const bool decreasing = options.direction == axis_direction::decreasing;
+    std::size_t global_columns = 1;  // elements of the global tensor after the scanned axis
+    for (std::size_t d = axis + 1; d < sh.rank_dims; ++d) global_columns *= sh.global[d];
+    const auto run = [&]<bool Exclusive>() {
+        if (axis != sh.axis) {
+            if (sh.axis < axis ||
+                global_columns == 1) {  // whole lines laid out as in the global tensor: the library's call
+                tensorops::detail::cumulative_log_sum_exp(exec, tensor_view<const T>(x, in.sizes()),
+                                                          tensor_view<T>(y, in.sizes()), options);
+            } else {
+                const std::vector<std::size_t> local(in.sizes().begin(), in.sizes().end());
+                lse_scan_sharded_columns<Exclusive>(x, y, local, sh, axis, decreasing);
+            }
+            return;
+        }
+        const std::size_t n = sh.along();
+        std::vector<traversal_range> ranges(sh.shards.size());
+        for (std::size_t r = 0; r < ranges.size(); ++r) {
+            const shard_range& s = sh.shards[r];
+            ranges[r] = decreasing ? traversal_range{n - s.offset - s.count, n - s.offset}
+                                   : traversal_range{s.offset, s.offset + s.count};
+        }
+        const traversal_range mine = ranges[static_cast<std::size_t>(sh.here.rank)];
+        const std::pair<int, int> neighbours = neighbours_with_elements(sh, decreasing);
+        if (sh.inner() > 1)
+            lse_scan_sharded_rows<Exclusive>(input.comm(), x, y, sh.outer(), mine.end - mine.begin, sh.inner(),
+                                             std::max<std::size_t>(1, n / ranges.size()), decreasing, neighbours.first,
+                                             neighbours.second, mine.begin == 0);
+        else if (decreasing)
+            lse_scan_sharded_lines<Exclusive, true>(input.comm(), x, y, sh.outer(), n, ranges, mine, neighbours.first,
+                                                    neighbours.second);
+        else
+            lse_scan_sharded_lines<Exclusive, false>(input.comm(), x, y, sh.outer(), n, ranges, mine, neighbours.first,
+                                                     neighbours.second);
+    };
+    if (options.exclusive) run.template operator()<true>();
+    else run.template operator()<false>();
+    if (staged) unpack_into(staging.data(), out);
+}
+
 /// The same shard seen as K (wrapping_kernel_t: a signed integer as its unsigned type).
 template <class K, class T>
 [[nodiscard]] sharded_view<K> sharded_as(const sharded_view<T>& view) {
@@ -346,6 +413,30 @@ template <minimum_scannable T, index_element I>
 void cumulative_min(sharded_view<const std::type_identity_t<T>> input, sharded_view<T> values, sharded_view<I> indices,
                     scan_options options = {}) {
     detail::sharded_extreme_with_indices<false>(sequential, "mpi::cumulative_min", input, values, indices, options);
+}
+
+/// Cumulative log-sum-exp of a sharded tensor along `options.axis` (any axis) into `output`, sharded as `input`:
+/// tensorops::cumulative_log_sum_exp's values (y[i] = ln Σ e^x over the elements a cumulative sum takes; the exclusive
+/// scan's first output −inf; computed stably from a running maximum and a sum rescaled to it), bit for bit what that
+/// call computes on the gathered packed tensor on this build, for any number of ranks, shard sizes and executor.
+/// Types: float64, float32, float16, bfloat16. The single process computes each line sequentially (the operation is
+/// not associative in floating point); so do the ranks (mpi/detail/scan_log_sum_exp.hpp): along the sharded axis each
+/// line's state passes from rank to rank with the few elements of a kernel step cut by a shard boundary, lines (or
+/// blocks of columns) in groups that pipeline — a single long line along the sharded axis is computed one rank after
+/// the other. Along any other axis nothing is exchanged. Aliasing, errors and collectiveness as mpi::cumulative_sum.
+/// Executor: the library's where lines are wholly local and laid out as in the global tensor; the calling thread
+/// elsewhere.
+template <builtin_floating T, class E>
+    requires executor<std::remove_reference_t<E>>
+void cumulative_log_sum_exp(E&& exec, sharded_view<const std::type_identity_t<T>> input, sharded_view<T> output,
+                            scan_options options = {}) {
+    detail::sharded_log_sum_exp(exec, input, output, options);
+}
+/// cumulative_log_sum_exp on the calling thread of each rank.
+template <builtin_floating T>
+void cumulative_log_sum_exp(sharded_view<const std::type_identity_t<T>> input, sharded_view<T> output,
+                            scan_options options = {}) {
+    detail::sharded_log_sum_exp(sequential, input, output, options);
 }
 
 }  // namespace tensorops::mpi

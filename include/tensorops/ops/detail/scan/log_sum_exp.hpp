@@ -118,10 +118,26 @@ void lse_scan_strided(const T* input, T* output, const iter::loop_nest<2>& nest,
 /// exponentials and logarithms overlap. Changes floating results.
 inline constexpr std::size_t lse_scan_group = 4;
 
+/// The state of a contiguous line between two steps of lse_scan_contiguous_line: the running state, and the
+/// inclusive value at the position before, as the kernel computed it (an exclusive scan stores it next; −inf at the
+/// line's start).
+template <class C>
+struct lse_line_state {
+    lse_running<C> running;
+    C entering = -std::numeric_limits<C>::infinity();
+};
+
+/// Elements of one step of the contiguous kernel (lse_scan_group vectors).
+template <class T>
+inline constexpr std::size_t lse_scan_step = lse_scan_group* simd::pack<T>::size;
+
 /// A contiguous line of n elements (stepping backwards from input / output when Backward): see "contiguous" above, in
-/// steps of lse_scan_group vectors (G·W elements) against one reference, the rest by the scalar step.
+/// steps of lse_scan_group vectors (G·W elements) against one reference, the rest by the scalar step. With `resume`:
+/// a part of a line from the state there, n a multiple of G·W (whole steps only, as the line takes them from its
+/// start), the state after it left in *resume.
 template <bool Exclusive, bool Backward, class T>
-void lse_scan_contiguous_line(const T* input, T* output, std::size_t n) {
+void lse_scan_contiguous_line(const T* input, T* output, std::size_t n,
+                              lse_line_state<simd::compute_t<T>>* resume = nullptr) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
     constexpr std::size_t W = P::size, G = lse_scan_group;
@@ -136,7 +152,7 @@ void lse_scan_contiguous_line(const T* input, T* output, std::size_t n) {
         if constexpr (Backward) return simd::broadcast_first(v);
         else return simd::broadcast_last(v);
     };
-    lse_running<C> running;
+    lse_running<C> running = resume != nullptr ? resume->running : lse_running<C>{};
     std::size_t i = 0;
     if constexpr (W > 1) {
         // The steps are unrolled (iter::unrolled): with the vectors of a step in an array indexed by constants the
@@ -145,7 +161,7 @@ void lse_scan_contiguous_line(const T* input, T* output, std::size_t n) {
         P carried(running.sum);
         // Stores a step's values y (inclusive; Exclusive: each one position on, `entering` — the inclusive value one
         // position before the step, as the kernel computed it: −inf at the start — entering at the first).
-        C entering = -std::numeric_limits<C>::infinity();
+        C entering = resume != nullptr ? resume->entering : -std::numeric_limits<C>::infinity();
         const auto store_step = [&](const std::array<P, G>& y) {
             iter::unrolled<G>([&](auto g) {
                 P value = y[g];
@@ -216,6 +232,11 @@ void lse_scan_contiguous_line(const T* input, T* output, std::size_t n) {
             carried = last(sums[G - 1]);
         }
         running.sum = simd::to_array(carried)[0];
+        if (resume != nullptr) resume->entering = entering;
+    }
+    if (resume != nullptr) {
+        resume->running = running;
+        return;
     }
     const std::ptrdiff_t at = step * static_cast<std::ptrdiff_t>(i);
     lse_scan_column<Exclusive>(input + at, output + at, n - i, step, step, running);
@@ -230,9 +251,12 @@ template <class P>
 }
 
 /// n rows of m columns (the innermost dimension contiguous for both operands; row steps in_step, out_step): see
-/// "across rows" above. Columns in blocks of lse_scan_columns, each block's state in a carry on the stack.
+/// "across rows" above. Columns in blocks of lse_scan_columns, each block's state in a carry on the stack. With
+/// `carried` (maxima and sums, m each): a part of the rows from each column's state there, the state after it left
+/// there.
 template <bool Exclusive, class T>
-void lse_scan_across_rows(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m) {
+void lse_scan_across_rows(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step,
+                          std::size_t m, std::array<simd::compute_t<T>*, 2> carried = {nullptr, nullptr}) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
     constexpr std::size_t W = P::size;
@@ -249,8 +273,13 @@ void lse_scan_across_rows(const T* input, T* output, std::size_t n, std::ptrdiff
     for (std::size_t first = 0; first < m; first += lse_scan_columns) {
         const std::size_t width = std::min(lse_scan_columns, m - first);
         const std::size_t vectors_end = width / W * W;
-        std::fill(maxima.begin(), maxima.begin() + static_cast<std::ptrdiff_t>(width), -infinity);
-        std::fill(sums.begin(), sums.begin() + static_cast<std::ptrdiff_t>(width), C(0));
+        if (carried[0] != nullptr) {
+            std::copy_n(carried[0] + first, width, maxima.begin());
+            std::copy_n(carried[1] + first, width, sums.begin());
+        } else {
+            std::fill(maxima.begin(), maxima.begin() + static_cast<std::ptrdiff_t>(width), -infinity);
+            std::fill(sums.begin(), sums.begin() + static_cast<std::ptrdiff_t>(width), C(0));
+        }
         // One row's vectors (the columns walked downward, Downward, or upward), each hinting the row `ahead` on.
         const auto row = [&]<bool Downward>(const T* x, T* y, bool hint) {
             for (std::size_t k = 0; k < vectors_end; k += W) {
@@ -301,6 +330,10 @@ void lse_scan_across_rows(const T* input, T* output, std::size_t n, std::ptrdiff
                 maxima[j] = running.maximum;
                 sums[j] = running.sum;
             }
+        }
+        if (carried[0] != nullptr) {
+            std::copy_n(maxima.begin(), width, carried[0] + first);
+            std::copy_n(sums.begin(), width, carried[1] + first);
         }
     }
 }
