@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
     const tensorops::mpi::sharded_view<float> sline_out(line_out, 0, static_cast<std::size_t>(rank) * per_rank, per_rank * static_cast<std::size_t>(ranks),
                                                         MPI_COMM_WORLD);
     const std::array<std::size_t, 1> down{0}, across{1};
+    const std::array<std::size_t, 2> both{0, 1};
     // Features sharded: [rows, columns] per rank of [rows, ranks · columns], reduced over the features.
     const tensorops::mpi::sharded_view<const float> sfeatures(in, 1, static_cast<std::size_t>(rank) * columns,
                                                               static_cast<std::size_t>(ranks) * columns, MPI_COMM_WORLD);
@@ -143,6 +144,24 @@ int main(int argc, char** argv) {
                              [&] {
         tensorops::mpi::reduce(sfeatures, tensorops::tensor_view<float>(row_sums.data(), {rows, 1}),
                                tensorops::reduce_function::sum, across);
+                            }},
+                            {"reduce SUM f32 of all of a column-sharded matrix (flat re-shard)",
+                             [&] {
+        tensorops::reduce(in, tensorops::tensor_view<float>(&line_result, {1, 1}), tensorops::reduce_function::sum,
+                          both);
+                             },
+                             [&] {
+        tensorops::mpi::reduce(sfeatures, tensorops::tensor_view<float>(&line_result, {1, 1}),
+                               tensorops::reduce_function::sum, both);
+                            }},
+                            {"reduce LOG_SUM_EXP f32 of all of a column-sharded matrix (flat)",
+                             [&] {
+        tensorops::reduce(in, tensorops::tensor_view<float>(&line_result, {1, 1}),
+                          tensorops::reduce_function::log_sum_exp, both);
+                             },
+                             [&] {
+        tensorops::mpi::reduce(sfeatures, tensorops::tensor_view<float>(&line_result, {1, 1}),
+                               tensorops::reduce_function::log_sum_exp, both);
                             }},
                             {"reduce SUM f32 over rows, the columns sharded (the line's plan)",
                              [&] {

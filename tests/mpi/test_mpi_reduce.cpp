@@ -89,7 +89,8 @@ void line_of_rows_trial(context& c, tensorops::thread_pool& pool) {
                                  floating_functions[c.chance(0.8) ? c.uniform(0, 8) : 9]);
 }
 
-/// Every axis reduced, the sharded one axis 0: one contiguous line — by the functions with line blocks the inner
+/// Every axis reduced, the sharded one axis 0 (or another: the tensor first moved into even ranges of its line,
+/// reshard.hpp's reshard_flat): one contiguous line — by the functions with line blocks the inner
 /// kernel's blocks computed where they lie as aligned nodes of its cascade, the cascade passed along the ranks, the
 /// elements after the last full block sent to the last rank (tensorops/mpi/detail/reduce_rows.hpp); by LOG_SUM_EXP and
 /// MULTIPLY the fixed blocks' values computed where they start and folded along the ranks (reduce_line_blocks.hpp).
@@ -104,7 +105,9 @@ void one_line_trial(context& c, tensorops::thread_pool& pool) {
     std::vector<std::size_t> axes(global.size());
     for (std::size_t d = 0; d < axes.size(); ++d) axes[d] = d;
     std::shuffle(axes.begin(), axes.end(), c.random);
-    reduce_case<T, std::int64_t>(c, pool, global, 0, axes,
+    // Axis 0 sharded, or another (the tensor moved into ranges of its one line first: reshard_flat).
+    const std::size_t sharded = global.size() > 1 && c.chance(0.5) ? c.uniform(1, global.size() - 1) : 0;
+    reduce_case<T, std::int64_t>(c, pool, global, sharded, axes,
                                  floating_functions[c.chance(0.5) ? c.uniform(0, 7) : c.uniform(8, 9)]);
 }
 
@@ -139,7 +142,33 @@ void columns_of_rows_trial(context& c, tensorops::thread_pool& pool) {
     const std::size_t sharded_axis[] = {1, 1, 1, 2, 2, 2};
     const std::size_t which = c.uniform(0, shapes.size() - 1);
     reduce_case<T, std::int64_t>(c, pool, shapes[which], sharded_axis[which], reduced[which],
-                                 floating_functions[c.chance(0.9) ? c.uniform(0, 7) : c.uniform(8, 9)]);
+                                 floating_functions[c.chance(0.7) ? c.uniform(0, 7) : c.uniform(8, 9)]);
+}
+
+/// The reduced axes 0 … k with another than axis 0 sharded among them and kept axes after: the rows of one line of
+/// rows, reached after moving the tensor into even ranges of its rows (reshard.hpp's reshard_flat): a batch of
+/// sequences sharded along the sequence reduced over both, three reduced axes, wide and narrow rows, a line of one
+/// unit (gathered after the move). Every floating function. And the sharded axis kept after the reduced ones, by
+/// LOG_SUM_EXP and MULTIPLY (no column walk for them): the whole output on every rank after the move, each rank's
+/// columns kept.
+template <class T>
+void flat_rows_trial(context& c, tensorops::thread_pool& pool) {
+    const std::vector<std::vector<std::size_t>> shapes = {{6, 500, 7},   {3, 40, 50, 9}, {4, 3000, 5},
+                                                          {2, 700, 300}, {5, 9, 200, 3}, {2, 3, 4}};
+    const std::vector<std::vector<std::size_t>> reduced = {{0, 1}, {2, 0, 1}, {1, 0}, {0, 1}, {0, 1, 2}, {0, 1}};
+    const std::size_t sharded_axis[] = {1, 2, 1, 1, 1, 1};
+    if (c.chance(0.4)) {  // the sharded axis kept after them, by the functions no column walk takes
+        const std::vector<std::vector<std::size_t>> kept_shapes = {{300, 50}, {4, 3000}, {20, 30, 700}, {7, 5, 40, 3}};
+        const std::vector<std::vector<std::size_t>> kept_reduced = {{0}, {0}, {1, 0}, {0}};
+        const std::size_t kept_sharded[] = {1, 1, 2, 2};
+        const std::size_t which = c.uniform(0, kept_shapes.size() - 1);
+        reduce_case<T, std::int64_t>(c, pool, kept_shapes[which], kept_sharded[which], kept_reduced[which],
+                                     floating_functions[c.uniform(8, 9)]);
+        return;
+    }
+    const std::size_t which = c.uniform(0, shapes.size() - 1);
+    reduce_case<T, std::int64_t>(c, pool, shapes[which], sharded_axis[which], reduced[which],
+                                 floating_functions[c.uniform(0, 9)]);
 }
 
 /// One call of a sharded reduction (reduce, or argmax / argmin for those functions) of a random tensor of `global`
@@ -243,7 +272,7 @@ int main(int argc, char** argv) {
             case 6:
             case 7:
             case 8:
-                switch (c.uniform(0, 11)) {
+                switch (c.uniform(0, 13)) {
                     case 0: mpi_test::line_of_rows_trial<float>(c, pool); break;
                     case 1: mpi_test::line_of_rows_trial<tensorops::float16>(c, pool); break;
                     case 2: mpi_test::line_of_rows_trial<double>(c, pool); break;
@@ -254,6 +283,8 @@ int main(int argc, char** argv) {
                     case 7: mpi_test::one_line_trial<tensorops::bfloat16>(c, pool); break;
                     case 8: mpi_test::leading_kept_trial<float>(c, pool); break;
                     case 9: mpi_test::leading_kept_trial<tensorops::float16>(c, pool); break;
+                    case 12: mpi_test::flat_rows_trial<float>(c, pool); break;
+                    case 13: mpi_test::flat_rows_trial<tensorops::float16>(c, pool); break;
                     case 10: mpi_test::columns_of_rows_trial<float>(c, pool); break;
                     default: mpi_test::columns_of_rows_trial<tensorops::bfloat16>(c, pool); break;
                 }

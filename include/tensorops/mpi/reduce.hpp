@@ -13,7 +13,9 @@
 //     row-sharded matrix, say), since the library computes every output of such a piece exactly as in the whole nest;
 //   - with the sharded axis kept and the leading axes reduced before it (a column-sharded matrix reduced over its
 //     rows), by the functions with row blocks: each rank walks its columns with the whole line's plan, no exchange
-//     (detail/reduce_rows.hpp, reduce_columns_of_rows);
+//     (detail/reduce_rows.hpp, reduce_columns_of_rows); by the others (LOG_SUM_EXP, MULTIPLY) the tensor moved into
+//     even ranges of its rows (detail/reshard.hpp, reshard_flat), reduced as a line of rows (below), each rank keeping
+//     its columns;
 //   - with the sharded axis reduced, when the global call is the outer kernel's walk of lines of rows (the reduced
 //     axes the sharded one and those right after it, the kept ones after them at least two elements, any kept ones
 //     before it: the rows of a row-sharded matrix reduced into one row, or a batch of sequences sharded along the
@@ -31,14 +33,18 @@
 //     floating MULTIPLY and LOG_SUM_EXP, which the kernels compute in fixed blocks folded in order: each block's value
 //     where the block starts, the values folded along the ranks (detail/reduce_line_blocks.hpp) — communication: a
 //     block's elements at a shard's end and one value;
+//   - the reduced axes 0 … k, another than axis 0 sharded among them (the sum of a column-sharded matrix; a batch of
+//     sequences sharded along the sequence reduced over both): the global call reduces the rows of one line of rows,
+//     so the tensor is moved into even ranges of those rows (detail/reshard.hpp, reshard_flat: one alltoallv, each
+//     element once), then reduced as above;
 //   - else, when axis 0 is kept (and not sharded), the tensor is re-sharded along its leading kept axes: each rank
 //     receives a range of them with every other axis whole, a chunk at a time, reduces each chunk (a range of an outer
 //     kept axis gets the bits of the whole call), and the outputs are gathered, or sent to the ranks that own them
 //     when the sharded axis is kept (detail/reshard.hpp) — rows whose features are sharded reduced over them, a
 //     reduced axis before the sharded one: each element moves once, each rank holds two chunks beside its shard;
 //   - else (axis 0 reduced or sharded in a layout none of the above follows: LOG_SUM_EXP or a floating product over
-//     the rows of a column-sharded matrix, short lines, a reduced axis 0 with the sharded axis after it in another
-//     layout) the global tensor is gathered (on every rank, or on the root) and reduced there: correct and
+//     the rows of a column-sharded matrix, short lines, a reduced axis 0 with the sharded axis after it and a kept
+//     axis) the global tensor is gathered (on every rank, or on the root) and reduced there: correct and
 //     bit-identical, but its communication and memory grow with the tensor. bench/mpi.md: the model and what comes
 //     next.
 #pragma once
@@ -46,6 +52,7 @@
 #include "detail/mpi_c.hpp"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
@@ -93,6 +100,11 @@ bool walk_with_policy(reduce_function function, const Walk& walk) {
 }
 
 template <class T, class U>
+void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, const sharded_view<const T>& input,
+                          const tensor_view<U>& output, reduce_function function, std::span<const std::size_t> axes,
+                          axis_direction direction, result_at where);
+
+template <class T, class U>
 void sharded_reduce_kept(const executor_ref& exec, std::string_view operation, const sharded_view<const T>& input, const sharded_view<U>& output,
                          reduce_function function, std::span<const std::size_t> axes, axis_direction direction) {
     const auto shardings = agree_on_shardings(operation, input, output, [&] {
@@ -126,6 +138,32 @@ void sharded_reduce_kept(const executor_ref& exec, std::string_view operation, c
                 if (!outputs.empty()) unpack_into(outputs.data(), output.local());
                 return;
             }
+        }
+        if (const std::size_t width = flat_row_width<T>(sh, axes); width > 0) {
+            // The leading axes reduced, the sharded one kept, by a function no walk above takes (LOG_SUM_EXP and
+            // MULTIPLY, whose columns' bits depend on their place among the global columns): the tensor moved into
+            // even ranges of its rows (detail/reshard.hpp), reduced there as a line of rows, the whole output on
+            // every rank, this rank's columns kept.
+            shard_range flat;
+            const std::vector<T> rows = reshard_flat(input.comm(), sh, in.data, width, flat);
+            const std::array<std::size_t, 1> along_rows{0};
+            const auto sizes = [&](std::size_t count) {
+                return width == 1 ? std::vector<std::size_t>{count} : std::vector<std::size_t>{count, width};
+            };
+            const sharded_view<const T> as_rows(tensor_view<const T>(rows.data(), sizes(flat.count / width)), 0,
+                                                flat.offset / width, sh.outer() * sh.along() * sh.inner() / width,
+                                                input.comm());
+            std::vector<U> whole(width);
+            sharded_reduce_whole(exec, operation, as_rows, tensor_view<U>(whole.data(), sizes(1)), function,
+                                 std::span<const std::size_t>(along_rows), direction, on_every_rank);
+            const std::size_t kept_before = width / (sh.along() * sh.inner()), count = sh.mine().count,
+                              run = count * sh.inner();
+            std::vector<U> mine(kept_before * run);
+            for (std::size_t p = 0; p < kept_before; ++p)
+                std::copy_n(whole.data() + (p * sh.along() + sh.mine().offset) * sh.inner(), run,
+                            mine.data() + p * run);
+            if (!mine.empty()) unpack_into(mine.data(), output.local());
+            return;
         }
     }
     if (const leading_split split = leading_kept_split(sh, axes); split.axes > 0) {
@@ -385,6 +423,24 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
                        })) {  // (fewer than two blocks of the cascade: gathered)
                 return deliver();
             }
+        } else if (const std::size_t width = flat_row_width<T>(sh, axes); width > 0) {
+            // The reduced axes 0 … k, another than axis 0 sharded: the global call reduces the rows of one line of rows
+            // (one line when every axis is reduced); the tensor moved into even ranges of its rows (detail/reshard.hpp,
+            // each element once) and reduced there as a line of rows, or a line, sharded along axis 0.
+            shard_range flat;
+            const std::vector<T> rows = reshard_flat(input.comm(), sh, in.data, width, flat);
+            const std::size_t all_rows = sh.outer() * sh.along() * sh.inner() / width;
+            const std::array<std::size_t, 1> along_rows{0};
+            std::vector<U> packed(receives ? width : 0);
+            const auto sizes = [&](std::size_t count) {
+                return width == 1 ? std::vector<std::size_t>{count} : std::vector<std::size_t>{count, width};
+            };
+            const sharded_view<const T> as_rows(tensor_view<const T>(rows.data(), sizes(flat.count / width)), 0,
+                                                flat.offset / width, all_rows, input.comm());
+            sharded_reduce_whole(exec, operation, as_rows, tensor_view<U>(packed.data(), sizes(receives ? 1 : 0)),
+                                 function, std::span<const std::size_t>(along_rows), direction, where);
+            if (receives && !output.empty()) unpack_into(packed.data(), output);
+            return;
         }
     }
     if (const leading_split split = leading_kept_split(sh, axes); split.axes > 0) {

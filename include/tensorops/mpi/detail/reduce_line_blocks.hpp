@@ -49,6 +49,27 @@ template <class T>
     }
 }
 
+/// When reducing the packed global tensor over `axes` is reducing the rows of one line of rows, the reduced axes
+/// exactly 0 … k, and another axis than axis 0 is sharded — among the rows (reduced) or among the columns (kept) —
+/// the rows' width (the product of the kept axes' sizes; 1 when every axis is reduced: one line), else 0
+/// (reshard_flat, then the path of a line of rows, or a line, sharded along axis 0). Also 0 for an empty tensor, and
+/// where whole_line_length is always 0. The same verdict on every rank.
+template <class T>
+[[nodiscard]] std::size_t flat_row_width(const sharding& sh, std::span<const std::size_t> axes) {
+    if constexpr (!simd::vectorized || tensorops::detail::compiled_element<T>) {
+        return 0;
+    } else {
+        const std::size_t reduced =
+            axes.size();  // axes has no repeats: all below `reduced` means exactly 0 … reduced − 1
+        if (sh.axis == 0 || reduced == 0 ||
+            std::any_of(axes.begin(), axes.end(), [&](std::size_t a) { return a >= reduced; }))
+            return 0;
+        std::size_t width = 1;
+        for (std::size_t d = reduced; d < sh.rank_dims; ++d) width *= sh.global[d];
+        return sh.outer() * sh.along() * sh.inner() > 0 ? width : 0;
+    }
+}
+
 /// The fold of the values of a line's fixed blocks along the ranks, this rank's shard packed at `shard` (`line`: the
 /// line's n and rows_per_index = elements per index of the sharded axis): value(x, count) gives the value of the block
 /// of `count` elements at x, fold(a, b) folds b into a. Returns, on the last rank, the values of all the line's blocks

@@ -9,6 +9,10 @@
 // get the bits the whole call gives them (reduce/dispatch.hpp, run_reduce_on: a range of an outer kept axis reduced
 // alone). Each element moves at most once; each rank holds two chunk buffers (about reshard_chunk_bytes each) beside
 // its shard and outputs, where gathering takes the whole tensor on every rank (and every rank reducing all of it).
+// When the reduced axes are 0 … k, the sharded one among them but not axis 0, the global call reduces the rows of one
+// line of rows (one line when every axis is reduced) that the ranks can follow once each holds a range of the rows:
+// reshard_flat moves the tensor there (each element once), and the path of a line of rows sharded along axis 0 takes
+// over.
 #pragma once
 
 #include "mpi_c.hpp"
@@ -27,6 +31,7 @@
 #include "collectives.hpp"
 #include "gather.hpp"
 #include "reduce_parts.hpp"
+#include "tuple_routing.hpp"
 
 namespace tensorops::mpi::detail {
 
@@ -175,6 +180,65 @@ template <class U>
     }
     wait_for(requests);
     return outputs;
+}
+
+/// Calls body(shard_at, global_at, length) for each stretch of rank `holder`'s shard that lies in the flat range
+/// `target` of the packed global tensor, in increasing global order: its shard is sh.outer() runs of count · inner
+/// elements, run p at global (p · along + offset) · inner.
+template <class Body>
+void for_each_flat_stretch(const sharding& sh, std::size_t holder, const shard_range& target, const Body& body) {
+    const shard_range& shard = sh.shards[holder];
+    const std::size_t inner = sh.inner(), along = sh.along(), run = shard.count * inner, period = along * inner;
+    const std::size_t begin = target.offset, end = target.offset + target.count, first_run = shard.offset * inner;
+    if (run == 0 || begin >= end) return;
+    // The first run that can reach `begin`: its end, p · period + first_run + run, past begin.
+    std::size_t p = begin >= first_run + run ? (begin - first_run - run) / period : 0;
+    for (; p < sh.outer(); ++p) {
+        const std::size_t start = p * period + first_run;
+        if (start >= end) break;
+        const std::size_t from = std::max(start, begin), to = std::min(start + run, end);
+        if (from < to) body(p * run + (from - start), from, to - from);
+    }
+}
+
+/// The packed global tensor as one flat line of rows of `width` elements (width divides the tensor's elements), its
+/// rows cut into even ranges (rank q's: block_shard(rows, q, ranks)): this rank's range, `flat` its place in elements,
+/// received from the ranks that hold its parts in one exchange (exchange_bytes: an alltoallv, in rounds past 2 GiB).
+/// Each element moves once. A collective.
+template <class T>
+[[nodiscard]] std::vector<T> reshard_flat(MPI_Comm comm, const sharding& sh, const T* shard, std::size_t width,
+                                          shard_range& flat) {
+    const std::size_t ranks = sh.shards.size(), me = static_cast<std::size_t>(sh.here.rank);
+    const std::size_t rows = sh.outer() * sh.along() * sh.inner() / width;
+    const auto range_of = [&](std::size_t q) {
+        const shard_range in_rows = block_shard(rows, static_cast<int>(q), static_cast<int>(ranks));
+        return shard_range{in_rows.offset * width, in_rows.count * width};
+    };
+    flat = range_of(me);
+    std::vector<std::size_t> send_count(ranks), receive_count(ranks);
+    for (std::size_t q = 0; q < ranks; ++q) {
+        for_each_flat_stretch(sh, me, range_of(q),
+                              [&](std::size_t, std::size_t, std::size_t length) { send_count[q] += length; });
+        for_each_flat_stretch(sh, q, flat,
+                              [&](std::size_t, std::size_t, std::size_t length) { receive_count[q] += length; });
+    }
+    const byte_blocks send(send_count, [](std::size_t) { return sizeof(T); }),
+        receive(receive_count, [](std::size_t) { return sizeof(T); });
+    std::vector<T> outgoing(send.total / sizeof(T)), incoming(receive.total / sizeof(T)), line(flat.count);
+    std::size_t at = 0;
+    for (std::size_t q = 0; q < ranks; ++q)
+        for_each_flat_stretch(sh, me, range_of(q), [&](std::size_t shard_at, std::size_t, std::size_t length) {
+            std::copy_n(shard + shard_at, length, outgoing.data() + at);
+            at += length;
+        });
+    exchange_bytes(comm, outgoing.data(), send, incoming.data(), receive);
+    at = 0;
+    for (std::size_t q = 0; q < ranks; ++q)
+        for_each_flat_stretch(sh, q, flat, [&](std::size_t, std::size_t global_at, std::size_t length) {
+            std::copy_n(incoming.data() + at, length, line.data() + (global_at - flat.offset));
+            at += length;
+        });
+    return line;
 }
 
 }  // namespace tensorops::mpi::detail
