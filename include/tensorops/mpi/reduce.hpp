@@ -42,9 +42,8 @@
 //     kept axis gets the bits of the whole call), and the outputs are gathered, or sent to the ranks that own them
 //     when the sharded axis is kept (detail/reshard.hpp) — rows whose features are sharded reduced over them, a
 //     reduced axis before the sharded one: each element moves once, each rank holds two chunks beside its shard;
-//   - else (axis 0 reduced or sharded in a layout none of the above follows: LOG_SUM_EXP or a floating product over
-//     the rows of a column-sharded matrix, short lines, a reduced axis 0 with the sharded axis after it and a kept
-//     axis) the global tensor is gathered (on every rank, or on the root) and reduced there: correct and
+//   - else (axis 0 reduced in a layout none of the above follows: short lines; a reduced axis 0 with an axis kept
+//     before the sharded one, or a reduced one after it) the global tensor is gathered (on every rank, or on the root) and reduced there: correct and
 //     bit-identical, but its communication and memory grow with the tensor. bench/mpi.md: the model and what comes
 //     next.
 #pragma once
