@@ -5,6 +5,7 @@
 #include "mpi_support.hpp"
 
 #include <tensorops/mpi/detail/collectives.hpp>
+#include <tensorops/mpi/detail/reshard.hpp>
 #include <tensorops/mpi/detail/tuple_routing.hpp>
 
 namespace mpi_test {
@@ -57,6 +58,31 @@ void collectives_trial(context& c, std::size_t trial) {
     for (std::size_t s = 0; s < ranks; ++s)
         for (std::size_t i = 0; i < receive.bytes[s]; ++i) wrong += incoming[receive.displacement[s] + i] != byte_of(s, me, i, trial);
     c.check(wrong == 0, "exchange_bytes, " + what + ": " + std::to_string(wrong) + " bytes wrong");
+
+    // reshard_flat: a tensor sharded along axis 1 or 2 moved into even ranges of its rows, by MPI_Alltoallw with types
+    // (limit: the default) or packed through exchange_bytes (a small limit): every element at its global place.
+    {
+        d::sharding sh;
+        sh.rank_dims = 3;
+        sh.axis = c.uniform(1, 2);
+        sh.global = {c.uniform(1, 5), c.uniform(1, 9), c.uniform(1, 7), 1, 1, 1, 1, 1};
+        sh.here = {c.rank, c.ranks};
+        const auto counts = random_split(c, sh.global[sh.axis]);
+        sh.shards.resize(ranks);
+        for (std::size_t r = 0, offset = 0; r < ranks; offset += counts[r], ++r) sh.shards[r] = {offset, counts[r]};
+        const std::size_t width = c.chance(0.5) ? 1 : sh.global[2];
+        std::vector<std::uint32_t> shard;
+        const auto& mine_shard = sh.mine();
+        for (std::size_t p = 0; p < sh.outer(); ++p)
+            for (std::size_t s = 0; s < mine_shard.count * sh.inner(); ++s)
+                shard.push_back(static_cast<std::uint32_t>((p * sh.along() + mine_shard.offset) * sh.inner() + s));
+        tensorops::mpi::shard_range flat;
+        const auto line = d::reshard_flat(c.comm, sh, shard.data(), width, flat, limit);
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < flat.count; ++i) bad += line[i] != flat.offset + i;
+        c.check(bad == 0 && flat.count % width == 0,
+                "reshard_flat, " + what + ": " + std::to_string(bad) + " elements misplaced");
+    }
 
     // send_bytes / receive_bytes around the ring.
     if (ranks > 1) {

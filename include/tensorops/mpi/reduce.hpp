@@ -56,6 +56,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -144,12 +145,12 @@ void sharded_reduce_kept(const executor_ref& exec, std::string_view operation, c
             // even ranges of its rows (detail/reshard.hpp), reduced there as a line of rows, the whole output on
             // every rank, this rank's columns kept.
             shard_range flat;
-            const std::vector<T> rows = reshard_flat(input.comm(), sh, in.data, width, flat);
+            const std::unique_ptr<T[]> rows = reshard_flat(input.comm(), sh, in.data, width, flat);
             const std::array<std::size_t, 1> along_rows{0};
             const auto sizes = [&](std::size_t count) {
                 return width == 1 ? std::vector<std::size_t>{count} : std::vector<std::size_t>{count, width};
             };
-            const sharded_view<const T> as_rows(tensor_view<const T>(rows.data(), sizes(flat.count / width)), 0,
+            const sharded_view<const T> as_rows(tensor_view<const T>(rows.get(), sizes(flat.count / width)), 0,
                                                 flat.offset / width, sh.outer() * sh.along() * sh.inner() / width,
                                                 input.comm());
             std::vector<U> whole(width);
@@ -427,14 +428,14 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
             // (one line when every axis is reduced); the tensor moved into even ranges of its rows (detail/reshard.hpp,
             // each element once) and reduced there as a line of rows, or a line, sharded along axis 0.
             shard_range flat;
-            const std::vector<T> rows = reshard_flat(input.comm(), sh, in.data, width, flat);
+            const std::unique_ptr<T[]> rows = reshard_flat(input.comm(), sh, in.data, width, flat);
             const std::size_t all_rows = sh.outer() * sh.along() * sh.inner() / width;
             const std::array<std::size_t, 1> along_rows{0};
             std::vector<U> packed(receives ? width : 0);
             const auto sizes = [&](std::size_t count) {
                 return width == 1 ? std::vector<std::size_t>{count} : std::vector<std::size_t>{count, width};
             };
-            const sharded_view<const T> as_rows(tensor_view<const T>(rows.data(), sizes(flat.count / width)), 0,
+            const sharded_view<const T> as_rows(tensor_view<const T>(rows.get(), sizes(flat.count / width)), 0,
                                                 flat.offset / width, all_rows, input.comm());
             sharded_reduce_whole(exec, operation, as_rows, tensor_view<U>(packed.data(), sizes(receives ? 1 : 0)),
                                  function, std::span<const std::size_t>(along_rows), direction, where);

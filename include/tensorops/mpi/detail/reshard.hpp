@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
@@ -203,11 +204,13 @@ void for_each_flat_stretch(const sharding& sh, std::size_t holder, const shard_r
 
 /// The packed global tensor as one flat line of rows of `width` elements (width divides the tensor's elements), its
 /// rows cut into even ranges (rank q's: block_shard(rows, q, ranks)): this rank's range, `flat` its place in elements,
-/// received from the ranks that hold its parts in one exchange (exchange_bytes: an alltoallv, in rounds past 2 GiB).
-/// Each element moves once. A collective.
+/// received from the ranks that hold its parts in one exchange. Each element moves once, straight from the shard to
+/// its place: one MPI_Alltoallw whose types list the stretches (no packing) while every rank's range fits MPI's int
+/// sizes (2 GiB), else packed through exchange_bytes (an alltoallv in rounds) — the same choice on every rank, from
+/// the sharding (`limit`: that bound, a parameter so that tests take both ways). A collective.
 template <class T>
-[[nodiscard]] std::vector<T> reshard_flat(MPI_Comm comm, const sharding& sh, const T* shard, std::size_t width,
-                                          shard_range& flat) {
+[[nodiscard]] std::unique_ptr<T[]> reshard_flat(MPI_Comm comm, const sharding& sh, const T* shard, std::size_t width,
+                                                shard_range& flat, std::size_t limit = message_byte_limit) {
     const std::size_t ranks = sh.shards.size(), me = static_cast<std::size_t>(sh.here.rank);
     const std::size_t rows = sh.outer() * sh.along() * sh.inner() / width;
     const auto range_of = [&](std::size_t q) {
@@ -215,6 +218,38 @@ template <class T>
         return shard_range{in_rows.offset * width, in_rows.count * width};
     };
     flat = range_of(me);
+    auto line = std::make_unique_for_overwrite<T[]>(flat.count);
+    if ((rows + ranks - 1) / ranks * width * sizeof(T) <= limit) {
+        // Each peer's stretches as one hindexed type of bytes, on the shard's side and on the line's.
+        std::vector<MPI_Datatype> send_types(ranks, MPI_BYTE), receive_types(ranks, MPI_BYTE);
+        std::vector<int> send_counts(ranks, 0), receive_counts(ranks, 0), zeros(ranks, 0), lengths;
+        std::vector<MPI_Aint> places;
+        const auto type_of =
+            [&](std::size_t holder, const shard_range& target, bool sending, MPI_Datatype& type, int& count) {
+            lengths.clear();
+            places.clear();
+            for_each_flat_stretch(sh, holder, target,
+                                  [&](std::size_t shard_at, std::size_t global_at, std::size_t length) {
+                lengths.push_back(byte_count(length * sizeof(T)));
+                places.push_back(static_cast<MPI_Aint>((sending ? shard_at : global_at - flat.offset) * sizeof(T)));
+            });
+            if (lengths.empty()) return;
+            MPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), places.data(), MPI_BYTE, &type);
+            MPI_Type_commit(&type);
+            count = 1;
+        };
+        for (std::size_t q = 0; q < ranks; ++q) {
+            type_of(me, range_of(q), true, send_types[q], send_counts[q]);
+            type_of(q, flat, false, receive_types[q], receive_counts[q]);
+        }
+        MPI_Alltoallw(shard, send_counts.data(), zeros.data(), send_types.data(), line.get(), receive_counts.data(),
+                      zeros.data(), receive_types.data(), comm);
+        for (std::size_t q = 0; q < ranks; ++q) {
+            if (send_counts[q] > 0) MPI_Type_free(&send_types[q]);
+            if (receive_counts[q] > 0) MPI_Type_free(&receive_types[q]);
+        }
+        return line;
+    }
     std::vector<std::size_t> send_count(ranks), receive_count(ranks);
     for (std::size_t q = 0; q < ranks; ++q) {
         for_each_flat_stretch(sh, me, range_of(q),
@@ -224,18 +259,18 @@ template <class T>
     }
     const byte_blocks send(send_count, [](std::size_t) { return sizeof(T); }),
         receive(receive_count, [](std::size_t) { return sizeof(T); });
-    std::vector<T> outgoing(send.total / sizeof(T)), incoming(receive.total / sizeof(T)), line(flat.count);
+    std::vector<T> outgoing(send.total / sizeof(T)), incoming(receive.total / sizeof(T));
     std::size_t at = 0;
     for (std::size_t q = 0; q < ranks; ++q)
         for_each_flat_stretch(sh, me, range_of(q), [&](std::size_t shard_at, std::size_t, std::size_t length) {
             std::copy_n(shard + shard_at, length, outgoing.data() + at);
             at += length;
         });
-    exchange_bytes(comm, outgoing.data(), send, incoming.data(), receive);
+    exchange_bytes(comm, outgoing.data(), send, incoming.data(), receive, limit);
     at = 0;
     for (std::size_t q = 0; q < ranks; ++q)
         for_each_flat_stretch(sh, q, flat, [&](std::size_t, std::size_t global_at, std::size_t length) {
-            std::copy_n(incoming.data() + at, length, line.data() + (global_at - flat.offset));
+            std::copy_n(incoming.data() + at, length, line.get() + (global_at - flat.offset));
             at += length;
         });
     return line;
