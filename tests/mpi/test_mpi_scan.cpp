@@ -9,6 +9,10 @@
 
 namespace mpi_test {
 
+/// float16 and bfloat16, for which the trials draw no caller's operation.
+template <class T>
+inline constexpr bool narrow_float = std::is_same_v<T, float16> || std::is_same_v<T, tensorops::bfloat16>;
+
 enum class scan_kind { sum, product, custom_max, maximum, minimum, maximum_indices, minimum_indices, log_sum_exp };
 
 /// A global shape for a scan along `axis`: small, or long along it past a line block, or with wide rows past a band.
@@ -69,7 +73,7 @@ void scan_trial(context& c, tensorops::thread_pool& pool) {
     if (kind == scan_kind::log_sum_exp && !tensorops::builtin_floating<T>) kind = scan_kind::sum;
     const bool extreme = kind == scan_kind::maximum || kind == scan_kind::minimum ||
                          kind == scan_kind::maximum_indices || kind == scan_kind::minimum_indices;
-    if (std::is_same_v<T, float16> && kind == scan_kind::custom_max) kind = scan_kind::sum;
+    if (narrow_float<T> && kind == scan_kind::custom_max) kind = scan_kind::sum;
     tensorops::scan_options options{.axis = axis,
                                     .direction = c.chance(0.5) ? tensorops::axis_direction::increasing : tensorops::axis_direction::decreasing,
                                     .exclusive = c.chance(0.5)};
@@ -93,7 +97,7 @@ void scan_trial(context& c, tensorops::thread_pool& pool) {
                     data[c.uniform(0, count - 1)] = static_cast<T>(std::nan(std::to_string(k + 1).c_str()));
         }
     }
-    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, float16>) {
+    if constexpr (std::is_floating_point_v<T> || narrow_float<T>) {
         if (kind ==
             scan_kind::log_sum_exp) {  // every branch of the kernels: rises past their reach, trends, infinities, NaN
             const double scale = c.chance(0.3) ? 200.0 : 1.0, trend = c.chance(0.3) ? 0.01 : 0.0;
@@ -121,7 +125,7 @@ void scan_trial(context& c, tensorops::thread_pool& pool) {
                                   options);
     else if (kind == scan_kind::log_sum_exp) {
         if constexpr (tensorops::builtin_floating<T>) tensorops::cumulative_log_sum_exp(global_in, global_out, options);
-    } else if constexpr (!std::is_same_v<T, float16>)
+    } else if constexpr (!narrow_float<T>)
         tensorops::cumulative_scan(global_in, global_out, options, custom, std::numeric_limits<T>::lowest());
 
     std::vector<std::size_t> local = global;
@@ -147,7 +151,7 @@ void scan_trial(context& c, tensorops::thread_pool& pool) {
         else if (kind == scan_kind::log_sum_exp) {
             if constexpr (tensorops::builtin_floating<T>)
                 tensorops::mpi::cumulative_log_sum_exp<T>(exec, in, out, options);
-        } else if constexpr (!std::is_same_v<T, float16>)
+        } else if constexpr (!narrow_float<T>)
             tensorops::mpi::cumulative_scan<T>(exec, in, out, options, custom, std::numeric_limits<T>::lowest());
     };
     if (on_pool) call(pool);
@@ -177,16 +181,16 @@ void scan_trial(context& c, tensorops::thread_pool& pool) {
 }  // namespace mpi_test
 
 int main(int argc, char** argv) {
-    return mpi_test::run_trials(
-        argc, argv, "test_mpi_scan", 60,
-        [](mpi_test::context& c, tensorops::thread_pool& pool) {
-            switch (c.uniform(0, 5)) {
-                case 0: mpi_test::scan_trial<float, std::int64_t>(c, pool); break;
-                case 1: mpi_test::scan_trial<double, std::uint32_t>(c, pool); break;
-                case 2: mpi_test::scan_trial<tensorops::float16, std::int32_t>(c, pool); break;
-                case 3: mpi_test::scan_trial<std::int32_t, std::uint64_t>(c, pool); break;
-                case 4: mpi_test::scan_trial<std::uint8_t, std::int64_t>(c, pool); break;
-                default: mpi_test::scan_trial<std::int64_t, std::int32_t>(c, pool); break;
-            }
-        });
+    return mpi_test::run_trials(argc, argv, "test_mpi_scan", 60,
+                                [](mpi_test::context& c, tensorops::thread_pool& pool) {
+        switch (c.uniform(0, 6)) {
+            case 0: mpi_test::scan_trial<float, std::int64_t>(c, pool); break;
+            case 1: mpi_test::scan_trial<double, std::uint32_t>(c, pool); break;
+            case 2: mpi_test::scan_trial<tensorops::float16, std::int32_t>(c, pool); break;
+            case 3: mpi_test::scan_trial<std::int32_t, std::uint64_t>(c, pool); break;
+            case 4: mpi_test::scan_trial<std::uint8_t, std::int64_t>(c, pool); break;
+            case 5: mpi_test::scan_trial<tensorops::bfloat16, std::uint64_t>(c, pool); break;
+            default: mpi_test::scan_trial<std::int64_t, std::int32_t>(c, pool); break;
+        }
+    });
 }
