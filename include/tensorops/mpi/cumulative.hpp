@@ -79,11 +79,7 @@ void sharded_cumulative_agreed(const executor_ref& exec, std::string_view operat
     const auto run = [&]<bool Exclusive>() {
         if (axis == sh.axis) {
             const scan_geometry g = global_scan_geometry<T, Scan>(sh.global, sh.rank_dims, axis, decreasing);
-            std::vector<traversal_range> ranges(sh.shards.size());
-            for (std::size_t r = 0; r < ranges.size(); ++r) {
-                const shard_range& s = sh.shards[r];
-                ranges[r] = decreasing ? traversal_range{g.n - s.offset - s.count, g.n - s.offset} : traversal_range{s.offset, s.offset + s.count};
-            }
+            const std::vector<traversal_range> ranges = traversal_ranges(sh, decreasing);
             const traversal_range mine = ranges[static_cast<std::size_t>(sh.here.rank)];
             const int rank = sh.here.rank, last = sh.here.ranks - 1;
             const int previous = decreasing ? (rank < last ? rank + 1 : -1) : rank - 1;
@@ -181,9 +177,7 @@ void sharded_extreme_with_indices(const executor_ref& exec, std::string_view ope
     if (in.empty()) return;
     const bool decreasing = options.direction == axis_direction::decreasing;
     const std::size_t n = sh.along();
-    const shard_range& s = sh.mine();
-    const traversal_range mine = decreasing ? traversal_range{n - s.offset - s.count, n - s.offset}
-                                            : traversal_range{s.offset, s.offset + s.count};
+    const traversal_range mine = traversal_ranges(sh, decreasing)[static_cast<std::size_t>(sh.here.rank)];
     const std::pair<int, int> neighbours = neighbours_with_elements(sh, decreasing);
     std::vector<T> packed_values;
     if (!is_packed(out)) packed_values = packed_copy(out);
@@ -242,12 +236,7 @@ void sharded_log_sum_exp(const executor_ref& exec, const sharded_view<const T>& 
             return;
         }
         const std::size_t n = sh.along();
-        std::vector<traversal_range> ranges(sh.shards.size());
-        for (std::size_t r = 0; r < ranges.size(); ++r) {
-            const shard_range& s = sh.shards[r];
-            ranges[r] = decreasing ? traversal_range{n - s.offset - s.count, n - s.offset}
-                                   : traversal_range{s.offset, s.offset + s.count};
-        }
+        const std::vector<traversal_range> ranges = traversal_ranges(sh, decreasing);
         const traversal_range mine = ranges[static_cast<std::size_t>(sh.here.rank)];
         const std::pair<int, int> neighbours = neighbours_with_elements(sh, decreasing);
         if (sh.inner() > 1)

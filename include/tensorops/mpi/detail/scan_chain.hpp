@@ -41,6 +41,7 @@
 #include "../../ops/detail/scan/outer_bands.hpp"
 #include "../../ops/detail/scan/policy.hpp"
 #include "../../simd/pack.hpp"
+#include "../sharded.hpp"
 #include "collectives.hpp"
 #include "staging.hpp"
 
@@ -52,6 +53,19 @@ using tensorops::detail::block_output;
 struct traversal_range {
     std::size_t begin = 0, end = 0;
 };
+
+/// Every rank's traversal positions of the sharded axis, by rank: its shard counted from the axis' start, or from its
+/// end when `decreasing`.
+[[nodiscard]] inline std::vector<traversal_range> traversal_ranges(const sharding& sh, bool decreasing) {
+    const std::size_t n = sh.along();
+    std::vector<traversal_range> ranges(sh.shards.size());
+    for (std::size_t r = 0; r < ranges.size(); ++r) {
+        const shard_range& s = sh.shards[r];
+        ranges[r] = decreasing ? traversal_range{n - s.offset - s.count, n - s.offset}
+                               : traversal_range{s.offset, s.offset + s.count};
+    }
+    return ranges;
+}
 
 /// How the single process scans the packed global tensor along `axis`: lines (outer of them, of n elements, columns
 /// `inner` wide), the kernel family and the traversal positions per block.
