@@ -38,21 +38,51 @@ void sharded_cumulative_agreed(const executor_ref& exec, std::string_view operat
                                const sharded_view<const T>& input, const sharded_view<T>& output,
                                const scan_options& options, const Scan& scan);
 
-/// The sharded scan: validate collectively, compute on the packed shard (a packed copy if the views are not packed),
-/// by the path the axes call for (see cumulative_sum below).
-template <class T, class Scan>
-void sharded_cumulative(const executor_ref& exec, std::string_view operation, const sharded_view<const T>& input, const sharded_view<T>& output,
-                        const scan_options& options, const Scan& scan) {
+/// The collective checks of a sharded scan of `input` into `output` (agree_on_shardings): the library's own on each
+/// rank's views (sizes, axis, direction, an output whose elements are distinct, exactly in place or disjoint) and the
+/// shardings. Returns the agreed sharding.
+template <class T>
+[[nodiscard]] sharding agree_on_scan(std::string_view operation, const sharded_view<const T>& input,
+                                     const sharded_view<T>& output, const scan_options& options) {
     const tensor_view<const T>& in = input.local();
     const tensor_view<T>& out = output.local();
-    const auto shardings = agree_on_shardings(operation, input, output, [&] {
+    return agree_on_shardings(
+               operation, input, output,
+               [&] {
         tensorops::detail::require_same_sizes(operation, "input.local", in, "output.local", out);
         tensorops::detail::require_axis(operation, "options.axis", options.axis, in.rank());
         tensorops::detail::require_direction(operation, "options.direction", options.direction);
         tensorops::detail::require_unique(operation, "output.local", out);
         tensorops::detail::require_exact_alias_or_disjoint(operation, "output.local", out, "input.local", in);
-    });
-    sharded_cumulative_agreed(exec, operation, shardings.first, input, output, options, scan);
+               })
+        .first;
+}
+
+/// A scan's operands packed: the views themselves when both are packed, else one packed copy of the input that the
+/// scan runs on in place (x = y), written back into the output by finish().
+template <class T>
+struct packed_scan_operands {
+    std::vector<T> staging;
+    const T* x;
+    T* y;
+    packed_scan_operands(const tensor_view<const T>& in, const tensor_view<T>& out) : x(in.data()), y(out.data()) {
+        if ((!is_packed(in) || !is_packed(out)) && !in.empty()) {
+            staging = packed_copy(in);
+            x = y = staging.data();
+        }
+    }
+    void finish(const tensor_view<T>& out) const {
+        if (!staging.empty()) unpack_into(staging.data(), out);
+    }
+};
+
+/// The sharded scan: validate collectively, compute on the packed shard (a packed copy if the views are not packed),
+/// by the path the axes call for (see cumulative_sum below).
+template <class T, class Scan>
+void sharded_cumulative(const executor_ref& exec, std::string_view operation, const sharded_view<const T>& input,
+                        const sharded_view<T>& output, const scan_options& options, const Scan& scan) {
+    sharded_cumulative_agreed(exec, operation, agree_on_scan(operation, input, output, options), input, output, options,
+                              scan);
 }
 
 /// The sharded scan on shardings agreed and arguments checked: see sharded_cumulative.
@@ -66,14 +96,9 @@ void sharded_cumulative_agreed(const executor_ref& exec, std::string_view operat
     for (std::size_t d = 0; d < sh.rank_dims; ++d) global_count *= sh.global[d];
     if (global_count == 0) return;
 
-    std::vector<T> staging;
-    const T* x = in.data();
-    T* y = out.data();
-    const bool staged = !is_packed(in) || !is_packed(out);
-    if (staged && !in.empty()) {
-        staging = packed_copy(in);
-        x = y = staging.data();
-    }
+    const packed_scan_operands<T> packed(in, out);
+    const T* x = packed.x;
+    T* y = packed.y;
     const std::size_t axis = options.axis;
     const bool decreasing = options.direction == axis_direction::decreasing;
     const auto run = [&]<bool Exclusive>() {
@@ -122,7 +147,7 @@ void sharded_cumulative_agreed(const executor_ref& exec, std::string_view operat
     };
     if (options.exclusive) run.template operator()<true>();
     else run.template operator()<false>();
-    if (staged && !in.empty()) unpack_into(staging.data(), out);
+    packed.finish(out);
 }
 
 /// The nearest ranks before and after this one in the scan's traversal order (rank order, or its reverse when
@@ -202,23 +227,11 @@ void sharded_log_sum_exp(const executor_ref& exec, const sharded_view<const T>& 
     constexpr std::string_view operation = "mpi::cumulative_log_sum_exp";
     const tensor_view<const T>& in = input.local();
     const tensor_view<T>& out = output.local();
-    const auto shardings = agree_on_shardings(operation, input, output, [&] {
-        tensorops::detail::require_same_sizes(operation, "input.local", in, "output.local", out);
-        tensorops::detail::require_axis(operation, "options.axis", options.axis, in.rank());
-        tensorops::detail::require_direction(operation, "options.direction", options.direction);
-        tensorops::detail::require_unique(operation, "output.local", out);
-        tensorops::detail::require_exact_alias_or_disjoint(operation, "output.local", out, "input.local", in);
-    });
-    const sharding& sh = shardings.first;
+    const sharding sh = agree_on_scan(operation, input, output, options);
     if (in.empty()) return;  // (every rank's part is its own: no rank waits for an empty one)
-    std::vector<T> staging;
-    const T* x = in.data();
-    T* y = out.data();
-    const bool staged = !is_packed(in) || !is_packed(out);
-    if (staged) {
-        staging = packed_copy(in);
-        x = y = staging.data();
-    }
+    const packed_scan_operands<T> packed(in, out);
+    const T* x = packed.x;
+    T* y = packed.y;
     const std::size_t axis = options.axis;
     const bool decreasing = options.direction == axis_direction::decreasing;
     std::size_t global_columns = 1;  // elements of the global tensor after the scanned axis
@@ -252,7 +265,7 @@ void sharded_log_sum_exp(const executor_ref& exec, const sharded_view<const T>& 
     };
     if (options.exclusive) run.template operator()<true>();
     else run.template operator()<false>();
-    if (staged) unpack_into(staging.data(), out);
+    packed.finish(out);
 }
 
 /// The same shard seen as K (wrapping_kernel_t: a signed integer as its unsigned type).

@@ -105,6 +105,29 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
                           const tensor_view<U>& output, reduce_function function, std::span<const std::size_t> axes,
                           axis_direction direction, result_at where);
 
+/// A reduction over axes 0 … k that flat_row_width recognises (rows of `width` elements): the tensor moved into even
+/// ranges of its rows (reshard_flat, each element once) and reduced there over its rows as a line of rows — a line when
+/// width is 1 — sharded along axis 0. Returns the `width` outputs, packed, where `where` puts them (elsewhere none).
+/// A collective.
+template <class T, class U>
+[[nodiscard]] std::vector<U> reduce_flat_rows(const executor_ref& exec, std::string_view operation, const sharding& sh,
+                                              MPI_Comm comm, const T* shard, std::size_t width,
+                                              reduce_function function, axis_direction direction, result_at where) {
+    shard_range flat;
+    const std::unique_ptr<T[]> rows = reshard_flat(comm, sh, shard, width, flat);
+    const bool receives = where.root < 0 || where.root == sh.here.rank;
+    const auto sizes = [&](std::size_t count) {
+        return width == 1 ? std::vector<std::size_t>{count} : std::vector<std::size_t>{count, width};
+    };
+    const sharded_view<const T> as_rows(tensor_view<const T>(rows.get(), sizes(flat.count / width)), 0,
+                                        flat.offset / width, sh.outer() * sh.along() * sh.inner() / width, comm);
+    const std::array<std::size_t, 1> along_rows{0};
+    std::vector<U> outputs(receives ? width : 0);
+    sharded_reduce_whole(exec, operation, as_rows, tensor_view<U>(outputs.data(), sizes(receives ? 1 : 0)), function,
+                         std::span<const std::size_t>(along_rows), direction, where);
+    return outputs;
+}
+
 template <class T, class U>
 void sharded_reduce_kept(const executor_ref& exec, std::string_view operation, const sharded_view<const T>& input, const sharded_view<U>& output,
                          reduce_function function, std::span<const std::size_t> axes, axis_direction direction) {
@@ -145,18 +168,8 @@ void sharded_reduce_kept(const executor_ref& exec, std::string_view operation, c
             // MULTIPLY, whose columns' bits depend on their place among the global columns): the tensor moved into
             // even ranges of its rows (detail/reshard.hpp), reduced there as a line of rows, the whole output on
             // every rank, this rank's columns kept.
-            shard_range flat;
-            const std::unique_ptr<T[]> rows = reshard_flat(input.comm(), sh, in.data, width, flat);
-            const std::array<std::size_t, 1> along_rows{0};
-            const auto sizes = [&](std::size_t count) {
-                return width == 1 ? std::vector<std::size_t>{count} : std::vector<std::size_t>{count, width};
-            };
-            const sharded_view<const T> as_rows(tensor_view<const T>(rows.get(), sizes(flat.count / width)), 0,
-                                                flat.offset / width, sh.outer() * sh.along() * sh.inner() / width,
-                                                input.comm());
-            std::vector<U> whole(width);
-            sharded_reduce_whole(exec, operation, as_rows, tensor_view<U>(whole.data(), sizes(1)), function,
-                                 std::span<const std::size_t>(along_rows), direction, on_every_rank);
+            const std::vector<U> whole = reduce_flat_rows<T, U>(exec, operation, sh, input.comm(), in.data, width,
+                                                                function, direction, on_every_rank);
             const std::size_t kept_before = width / (sh.along() * sh.inner()), count = sh.mine().count,
                               run = count * sh.inner();
             std::vector<U> mine(kept_before * run);
@@ -292,18 +305,8 @@ void sharded_reduce_whole(const executor_ref& exec, std::string_view operation, 
             // The reduced axes 0 … k, another than axis 0 sharded: the global call reduces the rows of one line of rows
             // (one line when every axis is reduced); the tensor moved into even ranges of its rows (detail/reshard.hpp,
             // each element once) and reduced there as a line of rows, or a line, sharded along axis 0.
-            shard_range flat;
-            const std::unique_ptr<T[]> rows = reshard_flat(input.comm(), sh, in.data, width, flat);
-            const std::size_t all_rows = sh.outer() * sh.along() * sh.inner() / width;
-            const std::array<std::size_t, 1> along_rows{0};
-            std::vector<U> packed(receives ? width : 0);
-            const auto sizes = [&](std::size_t count) {
-                return width == 1 ? std::vector<std::size_t>{count} : std::vector<std::size_t>{count, width};
-            };
-            const sharded_view<const T> as_rows(tensor_view<const T>(rows.get(), sizes(flat.count / width)), 0,
-                                                flat.offset / width, all_rows, input.comm());
-            sharded_reduce_whole(exec, operation, as_rows, tensor_view<U>(packed.data(), sizes(receives ? 1 : 0)),
-                                 function, std::span<const std::size_t>(along_rows), direction, where);
+            const std::vector<U> packed =
+                reduce_flat_rows<T, U>(exec, operation, sh, input.comm(), in.data, width, function, direction, where);
             if (receives && !output.empty()) unpack_into(packed.data(), output);
             return;
         }

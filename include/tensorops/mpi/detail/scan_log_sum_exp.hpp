@@ -41,20 +41,16 @@ namespace tensorops::mpi::detail {
 /// beside it, few enough that the next rank starts early. No effect on the results.
 inline constexpr std::size_t lse_chain_group_bytes = std::size_t{256} << 10;
 
-/// n rows of `width` columns by the scalar step (lse_running), each column's state in maxima[j], sums[j] (updated).
+/// n rows of `width` columns, each column by the library's scalar step (lse_scan_column) from its state in
+/// maxima[j], sums[j] (updated).
 template <bool Exclusive, class T, class C>
 void lse_rows_scalar(const T* x, T* y, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step,
                      std::size_t width, C* maxima, C* sums) {
-    for (std::size_t i = 0; i < n; ++i, x += in_step, y += out_step) {
-        for (std::size_t j = 0; j < width; ++j) {
-            tensorops::detail::lse_running<C> running{maxima[j], sums[j]};
-            const auto value = static_cast<C>(x[j]);  // read before the write: in place is safe
-            if constexpr (Exclusive) y[j] = static_cast<T>(running.value());
-            running.add(value);
-            if constexpr (!Exclusive) y[j] = static_cast<T>(running.value());
-            maxima[j] = running.maximum;
-            sums[j] = running.sum;
-        }
+    for (std::size_t j = 0; j < width; ++j) {
+        const auto running =
+            tensorops::detail::lse_scan_column<Exclusive>(x + j, y + j, n, in_step, out_step, {maxima[j], sums[j]});
+        maxima[j] = running.maximum;
+        sums[j] = running.sum;
     }
 }
 
@@ -298,11 +294,10 @@ void lse_scan_sharded_lines(MPI_Comm comm, const T* x, T* y, std::size_t outer, 
                     t = t1;
                 }
             }
-            for (; t < t1; ++t) {  // the line's last elements, one at a time (the kernel's scalar step)
-                const auto value = static_cast<C>(x[at(line, t)]);  // read before the write: in place is safe
-                if constexpr (Exclusive) y[at(line, t)] = static_cast<T>(s.running.value());
-                s.running.add(value);
-                if constexpr (!Exclusive) y[at(line, t)] = static_cast<T>(s.running.value());
+            if (t < t1) {  // the line's last elements, one at a time (the kernel's scalar step)
+                constexpr std::ptrdiff_t direction = Backward ? -1 : 1;
+                s.running = tensorops::detail::lse_scan_column<Exclusive>(x + at(line, t), y + at(line, t), t1 - t,
+                                                                          direction, direction, s.running);
             }
             if (cut_at(t1) == 0) sent.entering = s;
         }

@@ -88,10 +88,10 @@ struct lse_running {
     }
 };
 
-/// One scalar line of n elements (x, y stepping by in_step, out_step) from `running`.
+/// One scalar line of n elements (x, y stepping by in_step, out_step) from `running`; returns the state after it.
 template <bool Exclusive, class T>
-void lse_scan_column(const T* x, T* y, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step,
-                     lse_running<simd::compute_t<T>> running = {}) {
+lse_running<simd::compute_t<T>> lse_scan_column(const T* x, T* y, std::size_t n, std::ptrdiff_t in_step,
+                                                std::ptrdiff_t out_step, lse_running<simd::compute_t<T>> running = {}) {
     using C = simd::compute_t<T>;
     for (std::size_t i = 0; i < n; ++i, x += in_step, y += out_step) {
         const auto value = static_cast<C>(*x);  // read before the write: in place is safe
@@ -99,6 +99,7 @@ void lse_scan_column(const T* x, T* y, std::size_t n, std::ptrdiff_t in_step, st
         running.add(value);
         if constexpr (!Exclusive) *y = static_cast<T>(running.value());
     }
+    return running;
 }
 
 /// Every line of `nest` along `axis` by the scalar step (operand 0 output, operand 1 input).
