@@ -67,10 +67,10 @@ constexpr std::size_t type_position = []<class... Types>(std::type_identity<std:
 
 // The integer types of the typed tests: all eight, or (TENSOROPS_TEST_INTEGER_SET 1 or 2, tools/run-tests.sh) one of each
 // width with both signednesses among them — set 1 int8, uint16, int32, uint64; set 2 uint8, int16, uint32, int64. The
-// two AVX2 configurations take one set each (gcc-v3 set 1, clang-v3-san set 2), so that every integer type is tested at
-// that instruction set and each build compiles a third fewer typed tests (the test run's cost is its compilation);
-// gcc-baseline keeps all eight (SSE2 emulates several integer operations per width and signedness); the scalar build
-// takes set 1 (its code differs by width and signedness, not by type).
+// two AVX2 configurations take one set each (clang-v3-san set 2 in the default run, gcc-v3 set 1 by name), so that
+// every integer type is tested at that instruction set and each build compiles a third fewer typed tests (a test
+// build's cost is its compilation); gcc-baseline keeps all eight (SSE2 emulates several integer operations per width
+// and signedness); the scalar build takes set 1 (its code differs by width and signedness, not by type).
 #if !defined(TENSOROPS_TEST_INTEGER_SET)
 #define TENSOROPS_TEST_INTEGER_SET 0
 #endif

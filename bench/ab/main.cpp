@@ -41,20 +41,27 @@ int main(int argc, char** argv) {
                 for (const auto& axes : axes_list) cases.push_back({f, t, {bytes / tsize(t) / width, width}, axes, threads});
     };
     const std::vector<std::vector<std::size_t>> all_layouts = {{1}, {0}, {0, 1}}, rows_only = {{1}}, two_layouts = {{1}, {0}};
-    if (std::getenv("AB_TINY")) {
+    if (std::getenv("AB_WIDE_SCANS")) {  // the scans across rows, from rows of 4 KiB to 1 MiB (issue 50's cliff)
+        for (std::size_t row_bytes : {std::size_t{4} << 10, std::size_t{16} << 10, std::size_t{64} << 10,
+                                      std::size_t{256} << 10, std::size_t{1} << 20}) {
+            add(fn::cumsum, dtype::f32, row_bytes / 4, {{0}}, {big}, {1, 2});
+            add(fn::cumsum, dtype::f16, row_bytes / 2, {{0}}, {big}, {1});
+        }
+    } else if (std::getenv("AB_TINY")) {
         for (fn f : {fn::sum, fn::max, fn::lse, fn::argmax, fn::cumsum}) { add(f, dtype::f32, 16, two_layouts, {1024}, {1}); add(f, dtype::f32, 1024, two_layouts, {std::size_t{1} << 16}, {1}); }
     } else
-    for (dtype t : {dtype::f32, dtype::f16, dtype::f64, dtype::i8}) {
-        const bool f32 = t == dtype::f32, floating = t != dtype::i8;
-        for (fn f : {fn::sum, fn::max, fn::lse, fn::multiply, fn::argmax, fn::cumsum}) {
-            if (f == fn::lse && !floating) continue;
-            if (!f32 && (f == fn::multiply || f == fn::cumsum || f == fn::argmax)) continue;
-            add(f, t, 1024, f == fn::cumsum || f == fn::argmax ? two_layouts : all_layouts, {big}, {1, 2});
-            add(f, t, 1024, two_layouts, {small}, {1});
-            if (f == fn::cumsum || f == fn::multiply) continue;
-            for (std::size_t width : {std::size_t{64}, std::size_t{8}, std::size_t{3}}) add(f, t, width, rows_only, {big}, {1});
+        for (dtype t : {dtype::f32, dtype::f16, dtype::f64, dtype::i8}) {
+            const bool f32 = t == dtype::f32, floating = t != dtype::i8;
+            for (fn f : {fn::sum, fn::max, fn::lse, fn::multiply, fn::argmax, fn::cumsum}) {
+                if (f == fn::lse && !floating) continue;
+                if (!f32 && (f == fn::multiply || f == fn::cumsum || f == fn::argmax)) continue;
+                add(f, t, 1024, f == fn::cumsum || f == fn::argmax ? two_layouts : all_layouts, {big}, {1, 2});
+                add(f, t, 1024, two_layouts, {small}, {1});
+                if (f == fn::cumsum || f == fn::multiply) continue;
+                for (std::size_t width : {std::size_t{64}, std::size_t{8}, std::size_t{3}})
+                    add(f, t, width, rows_only, {big}, {1});
+            }
         }
-    }
     std::printf("case,threads,bytes,median_new_over_old,min_ratio,max_ratio,old_best_ms,new_best_ms\n");
     const char* filter = std::getenv("AB_FILTER");
     for (const call& c : cases) {
