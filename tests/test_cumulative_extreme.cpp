@@ -1,8 +1,7 @@
 // cumulative_max / cumulative_min (with and without indices) and cumulative_log_sum_exp (ops/cumulative_extreme.hpp):
 // hand-computed cases of every rule (ties, NaN, zeros, identities, directions, torch.cummax's example beside ours),
-// random shapes, layouts, axes, directions and types against the independent reference (tests/reference.hpp), lines
-// around the vector width and past a block, in place, a user-defined type, every error rule, and the same bits on
-// 1, 2, 3 and 7 threads.
+// random shapes, layouts, axes, directions and types against tests/reference.hpp, lines around the vector width and
+// past a block, in place, a user-defined type, every error rule, and the same bits on 1, 2, 3 and 7 threads.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -183,7 +182,6 @@ void check_same_on_threads(const std::vector<std::size_t>& sizes, const std::vec
         CHECK(actual.untouched_outside_view());
     }
 }
-
 
 TEST_CASE("cumulative_max/min: ties keep the first met, torch.cummax's example beside ours, both directions, exclusive") {
     const std::vector<float> x{2, 1, 3, 3, 0, 5, 5};
