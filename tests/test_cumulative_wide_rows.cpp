@@ -1,8 +1,9 @@
-// Scans over an outer axis of a few very wide rows (a row of half a band's bytes or more: bands of one row,
-// ops/detail/scan/policy.hpp "Blocks"): every output against the band rule computed here element by element, bit for
-// bit, on one thread and on a pool; integers against the reference. Rows are as wide as one band (2 MiB in the
-// default build; the sanitised builds' bands are 256 KiB: tools/run-tests.sh), with several column blocks and a ragged
-// vector tail, in shapes of 2, 3 and 5 rows and one with an outer dimension.
+// Scans over an outer axis of wide rows, every output against the band rule (ops/detail/scan/policy.hpp "Blocks")
+// computed here element by element, bit for bit, on one thread and on a pool; integers against the reference:
+// - a few very wide rows (a row of half a band's bytes or more: bands of one row), as wide as one band, with several
+//   column blocks and a ragged vector tail, in shapes of 2, 3 and 5 rows and one with an outer dimension;
+// - bands of many rows whose column blocks' carry rows are wide enough for the band kernel to take its rows in groups
+//   (grouped_carry_bytes), three bands (the last a few rows: a group and a remainder).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -25,26 +26,31 @@ using tensorops::tensor_view;
 
 enum class wide_operation { sum, product };
 
-// The band rule for bands of one row along axis 0 of [n, m] (a rank-3 shape: per outer index), in the compute type:
-// row b's running value r_b = e ∘ x_b, the prefix P_1 = r_0 and P_b+1 = P_b ∘ r_b; the output of row b is r_0 for b = 0
-// and P_b ∘ r_b after it (exclusive: e, then P_b ∘ e). Rows taken in scan order (from the last when decreasing).
+// The band rule along axis 0 of [n, m] (a rank-3 shape: per outer index), bands of `band` rows, in the compute type:
+// within a band the running value starts from the identity e (r = e ∘ x_first ∘ …); band 0 writes its running values
+// (exclusive: the value before each row's), band b > 0 writes P_b ∘ them, with P_1 = band 0's total and
+// P_b+1 = P_b ∘ band b's total. Rows and bands taken in scan order (from the last row when decreasing).
 template <class T>
-std::vector<T> one_row_bands(const std::vector<T>& x, std::size_t outer, std::size_t n, std::size_t m, wide_operation op, bool decreasing,
-                             bool exclusive) {
+std::vector<T> band_rule(const std::vector<T>& x, std::size_t outer, std::size_t n, std::size_t m, std::size_t band, wide_operation op,
+                         bool decreasing, bool exclusive) {
     using C = tensorops::simd::compute_t<T>;
     const C e = op == wide_operation::sum ? C(0) : C(1);
     const auto combine = [&](C a, C b) { return op == wide_operation::sum ? C(a + b) : C(a * b); };
     std::vector<T> y(x.size());
     for (std::size_t o = 0; o < outer; ++o)
         for (std::size_t j = 0; j < m; ++j) {
-            C prefix = e;
+            C prefix = e, running = e;
             for (std::size_t k = 0; k < n; ++k) {
-                const std::size_t row = decreasing ? n - 1 - k : k;
+                const std::size_t row = decreasing ? n - 1 - k : k, band_number = k / band;
+                if (k % band == 0 && band_number > 0) {  // a new band: the prefix takes in the last band's total
+                    prefix = band_number == 1 ? running : combine(prefix, running);
+                    running = e;
+                }
                 const std::size_t at = (o * n + row) * m + j;
-                const C running = combine(e, static_cast<C>(x[at]));
-                const C out = exclusive ? (k == 0 ? e : combine(prefix, e)) : (k == 0 ? running : combine(prefix, running));
-                y[at] = static_cast<T>(out);
-                prefix = k == 0 ? running : combine(prefix, running);
+                const C before = running;
+                running = combine(running, static_cast<C>(x[at]));
+                const C local = exclusive ? before : running;
+                y[at] = static_cast<T>(band_number == 0 ? local : combine(prefix, local));
             }
         }
     return y;
@@ -114,12 +120,71 @@ TEMPLATE_LIST_TEST_CASE("cumulative: a few rows of a band or more, over the oute
                 for (std::size_t i = 0; i < count && first_wrong == count; ++i)
                     if (actual[i] != expected.values[i]) first_wrong = i;
             } else {
-                const auto expected = one_row_bands(values, outer, n, m, v.op, v.decreasing, v.exclusive);
+                const auto expected = band_rule(values, outer, n, m, 1, v.op, v.decreasing, v.exclusive);
                 for (std::size_t i = 0; i < count && first_wrong == count; ++i)
                     if (!tensorops_test::same_bits(actual[i], expected[i])) first_wrong = i;
             }
             INFO("first wrong element " << first_wrong << " of " << count);
             REQUIRE(first_wrong == count);
         }
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("cumulative: bands of rows with wide carry rows, taken in groups, give the band rule's bits", "",
+                        tensorops_test::builtin_types) {
+    using T = TestType;
+    using C = tensorops::simd::compute_t<T>;
+    tensorops_test::test_rng rng(std::string("cumulative grouped wide rows ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    // Rows whose first column block's carry row reaches grouped_carry_bytes, a ragged block and vector after it.
+    const std::size_t m = tensorops::detail::grouped_carry_bytes / sizeof(C) + tensorops::simd::lanes<T> + 3;
+    const std::size_t band = tensorops::detail::band_rows(m, sizeof(T));
+    REQUIRE(band >= 2 * tensorops::detail::carry_group_rows);
+    REQUIRE(tensorops::detail::groups_rows<T>(3 * band, m));
+    const std::size_t n = 2 * band + tensorops::detail::carry_group_rows + 1;
+    const std::vector<std::size_t> sizes{n, m};
+    std::vector<T> values(n * m);
+    for (auto& x : values) {
+        if constexpr (std::is_integral_v<T>) x = tensorops_test::random_value<T>(rng);
+        else {  // magnitudes in [0.5, 1.5) for sums and products alike, and −0
+            const auto r = rng.uniform<std::uint32_t>(0, 4095);
+            x = static_cast<T>(r < 80 ? -0.0 : (r % 2 == 0 ? 1.0 : -1.0) * (0.5 + static_cast<double>(r / 2) / 2048.0));
+        }
+    }
+    tensorops::thread_pool pool(2);
+    struct variant {
+        wide_operation op;
+        bool decreasing, exclusive, in_place, on_pool;
+    };
+    const variant variants[] = {{wide_operation::sum, false, false, false, false}, {wide_operation::product, true, true, false, false},
+                                {wide_operation::sum, true, false, true, false},   {wide_operation::sum, false, true, false, true}};
+    for (std::size_t k = 0; k < std::size(variants); ++k) {
+        // Sanitised builds: each type takes one variant in three (every variant meets several types).
+        if (!tensorops_test::runs_in_this_build(k + tensorops_test::type_position<T, tensorops_test::builtin_types>)) continue;
+        const variant& v = variants[k];
+        std::vector<T> out(values.size(), T(7)), inout = values;
+        const scan_options options{0, v.decreasing ? axis_direction::decreasing : axis_direction::increasing, v.exclusive};
+        const auto run_on = [&](auto&& exec) {
+            if (v.in_place) scan<T>(exec, v.op, tensor_view<const T>(inout.data(), sizes), tensor_view<T>(inout.data(), sizes), options);
+            else scan<T>(exec, v.op, tensor_view<const T>(values.data(), sizes), tensor_view<T>(out.data(), sizes), options);
+        };
+        if (v.on_pool) run_on(pool);
+        else run_on(tensorops::sequential);
+        const std::vector<T>& actual = v.in_place ? inout : out;
+        INFO("[" << n << ", " << m << "] bands of " << band << ", decreasing " << v.decreasing << ", exclusive " << v.exclusive
+                 << ", in place " << v.in_place << ", pool " << v.on_pool << ", product " << (v.op == wide_operation::product));
+        std::size_t first_wrong = values.size();
+        if constexpr (std::is_integral_v<T>) {
+            const auto expected = wide_ref::cumulative(wide_ref::dense<T>(sizes, values), 0, v.decreasing, v.exclusive,
+                                                       v.op == wide_operation::sum ? wide_ref::scan_operation::sum : wide_ref::scan_operation::product);
+            for (std::size_t i = 0; i < values.size() && first_wrong == values.size(); ++i)
+                if (actual[i] != expected.values[i]) first_wrong = i;
+        } else {
+            const auto expected = band_rule(values, 1, n, m, band, v.op, v.decreasing, v.exclusive);
+            for (std::size_t i = 0; i < values.size() && first_wrong == values.size(); ++i)
+                if (!tensorops_test::same_bits(actual[i], expected[i])) first_wrong = i;
+        }
+        INFO("first wrong element " << first_wrong << " of " << values.size());
+        REQUIRE(first_wrong == values.size());
     }
 }

@@ -183,8 +183,15 @@ inline constexpr std::size_t carry_group_rows = 4;
 inline constexpr std::size_t carried_block_bytes = 8192;
 
 /// Scans whose input is larger than this stream their rows from memory, so the band kernel takes their rows one at a
-/// time (one read and one write stream) instead of in groups of carry_group_rows (four of each).
+/// time (one read and one write stream) instead of in groups of carry_group_rows (four of each) — unless their carry
+/// rows are wide (grouped_carry_bytes).
 inline constexpr std::size_t grouped_rows_limit = std::size_t{4} << 20;
+
+/// Bytes of a column block's carry row (the compute type) from which the band kernel groups its rows even when the scan
+/// streams from memory: a band reads and writes its carry row at every row and, prefixed, reads its prefix row too;
+/// two rows of this size fill a 32 KiB L1 data cache (the smallest of x86-64's), so taken one at a time every row
+/// would reload them from L2, while a group of carry_group_rows loads them once.
+inline constexpr std::size_t grouped_carry_bytes = std::size_t{16} << 10;
 
 /// Tensors up to this many bytes (input and output together: within any x86 L1 data cache) take the register
 /// tiles; beyond L1 the tiles' column walk maps every row to the same cache set, so larger ones stream rows.

@@ -28,10 +28,13 @@ template <class T>
 inline constexpr std::size_t band_panel_width = std::max(carry_block_width<T>, band_panel_bytes / sizeof(simd::compute_t<T>) /
                                                                                    carry_block_width<T> * carry_block_width<T>);
 
-/// Whether a scan of n rows of m elements stays in cache, where scan_band groups its rows (see there).
+/// Whether scan_band groups the rows of a scan of n rows of m elements (see there): where the scan stays in cache
+/// (grouped_rows_limit), or its column blocks' carry rows are too wide to stay in L1 beside the prefix row
+/// (grouped_carry_bytes).
 template <class T>
 [[nodiscard]] constexpr bool groups_rows(std::size_t n, std::size_t m) noexcept {
-    return n * m * sizeof(T) <= grouped_rows_limit;
+    return n * m * sizeof(T) <= grouped_rows_limit ||
+           std::min(m, carry_block_width<T>) * sizeof(simd::compute_t<T>) >= grouped_carry_bytes;
 }
 
 /// Calls rows(first, width, carry) for each column block [first, first + width) of a band of m columns (blocks of
@@ -63,8 +66,8 @@ template <class T, bool CarryInTotal = true, class Scan, class Rows>
 /// in column blocks (carry_block_width) with the running values in a carry row — `total` (m values: it holds the
 /// band's total afterwards) or, when that is null, a buffer on the stack. `grouped`: groups of carry_group_rows rows
 /// pass each vector of the carry through a register (one carry load and store per group), for scans that stay in
-/// cache; a scan that streams from memory takes its rows one at a time — one read and one write stream rather than
-/// four of each (groups_rows, grouped_rows_limit). The running values are the same either way. No page hints: this
+/// cache or whose carry rows are wide; a scan of narrower rows that streams from memory takes its rows one at a time —
+/// one read and one write stream rather than four of each (groups_rows). The running values are the same either way. No page hints: this
 /// walk's step already loads and stores its carry besides the row, and the hints' page test at every vector step
 /// cost more than the hints saved, on every row width and type measured (bench/journal/2026-11-28-wide-rows.md);
 /// the one-pass parallel band keeps its hints (scan_band_as_prefix_arrives).
