@@ -41,7 +41,15 @@ int main(int argc, char** argv) {
                 for (const auto& axes : axes_list) cases.push_back({f, t, {bytes / tsize(t) / width, width}, axes, threads});
     };
     const std::vector<std::vector<std::size_t>> all_layouts = {{1}, {0}, {0, 1}}, rows_only = {{1}}, two_layouts = {{1}, {0}};
-    if (std::getenv("AB_WIDE_SCANS")) {  // the scans across rows, from rows of 4 KiB to 1 MiB (issue 50's cliff)
+    if (std::getenv("AB_HUGE_ROWS")) {  // scans over a few rows of 2 to 32 MiB (bands of one row)
+        for (std::size_t row_bytes : {std::size_t{2} << 20, std::size_t{4} << 20, std::size_t{8} << 20,
+                                      std::size_t{16} << 20, std::size_t{32} << 20})
+            add(fn::cumsum, dtype::f32, row_bytes / 4, {{0}}, {big}, {1, 2});
+    } else if (std::getenv("AB_WIDE_ARGMAX")) {  // argmax over the rows, from rows of 4 KiB to 1 MiB (issue 50's cliff)
+        for (std::size_t row_bytes : {std::size_t{4} << 10, std::size_t{16} << 10, std::size_t{64} << 10,
+                                      std::size_t{256} << 10, std::size_t{1} << 20})
+            add(fn::argmax, dtype::f32, row_bytes / 4, {{0}}, {big}, {1, 2});
+    } else if (std::getenv("AB_WIDE_SCANS")) {  // the scans across rows, from rows of 4 KiB to 1 MiB (issue 50's cliff)
         for (std::size_t row_bytes : {std::size_t{4} << 10, std::size_t{16} << 10, std::size_t{64} << 10,
                                       std::size_t{256} << 10, std::size_t{1} << 20}) {
             add(fn::cumsum, dtype::f32, row_bytes / 4, {{0}}, {big}, {1, 2});

@@ -178,9 +178,19 @@ inline constexpr std::size_t band_panel_bytes = std::size_t{256} << 10;
 /// a register for this many rows (one carry load and store per group, not per row).
 inline constexpr std::size_t carry_group_rows = 4;
 
-/// Bytes of the compute type per column block of the carried-by-output kernel: the output row just written, which
-/// is the running value, is still in L1 when the next row reads it.
+/// Bytes of the compute type per column block of the carried-by-output kernel over at most carried_few_rows rows: the
+/// output row just written, which is the running value, is still in L1 when the next row reads it.
 inline constexpr std::size_t carried_block_bytes = 8192;
+
+/// Rows beyond which the carried-by-output kernel takes column blocks of carried_wide_block_bytes: a block restarts an
+/// input and an output stream in every row, and with more rows than this the prefetchers meet more streams, restarted
+/// more often, than they keep ahead of in blocks of L1's size.
+inline constexpr std::size_t carried_few_rows = 4;
+
+/// Bytes of the compute type per column block of the carried-by-output kernel over more than carried_few_rows rows:
+/// streams of 64 pages, the output row just written still in a core's L2 (256 KiB: the smallest of x86-64's) when the
+/// next row reads it.
+inline constexpr std::size_t carried_wide_block_bytes = std::size_t{256} << 10;
 
 /// Scans whose input is larger than this stream their rows from memory, so the band kernel takes their rows one at a
 /// time (one read and one write stream) instead of in groups of carry_group_rows (four of each) — unless their carry

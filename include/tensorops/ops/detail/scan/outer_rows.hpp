@@ -20,8 +20,8 @@ namespace tensorops::detail {
 //   register tiles      (input + output within L1) a tile of 4 vectors of columns walks down all rows with its
 //                       running values in registers;
 //   carried by output   each step streams one input row and the output row just written, which is still in L1
-//                       because the columns are processed in blocks of carried_block_bytes: the previous
-//                       output row is the running value itself, so no carry is stored twice;
+//                       (L2 over more than a few rows: carried_few_rows) because the columns are processed in blocks:
+//                       the previous output row is the running value itself, so no carry is stored twice;
 //   carry buffer        float16 and bfloat16, whose outputs are rounded but whose running value must stay a float, an
 //                       in-place exclusive scan, which overwrites x[i−1] before it is needed, and every scan of
 //                       more than one band (its outputs are prefix ∘ running, not the running value): the running
@@ -58,14 +58,16 @@ void combine_rows(const Left& left, const T* right, T* out, std::size_t width, c
     for (; j < width; ++j) out[j] = static_cast<T>(scan(left_value(j), static_cast<accumulator>(right[j])));
 }
 
-/// The carried-by-output kernel: n rows of m columns, in column blocks of carried_block_bytes, each output row
-/// combined from the one just written (which is the running value) and the next input row. Not for float16, bfloat16
-/// (their outputs are rounded) nor an in-place exclusive scan (see the algorithm above).
+/// The carried-by-output kernel: n rows of m columns, in column blocks (carried_block_bytes, or carried_wide_block_bytes
+/// over more than carried_few_rows rows), each output row combined from the one just written (which is the running
+/// value) and the next input row. Not for float16, bfloat16 (their outputs are rounded) nor an in-place exclusive scan
+/// (see the algorithm above). A column's values depend on that column alone: the blocks change no result.
 template <bool Exclusive, class T, class Scan>
 void scan_rows_carried_by_output(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step,
                                  std::size_t m, const Scan& scan) {
     using C = simd::compute_t<T>;
-    constexpr std::size_t block_width = carried_block_bytes / sizeof(C);
+    const std::size_t block_width =
+        (n <= carried_few_rows ? carried_block_bytes : carried_wide_block_bytes) / sizeof(C);
     const auto identity = scan.identity();
     for (std::size_t first = 0; first < m; first += block_width) {
         const std::size_t width = std::min(block_width, m - first);
