@@ -31,8 +31,8 @@ enum class wide_operation { sum, product };
 // (exclusive: the value before each row's), band b > 0 writes P_b ∘ them, with P_1 = band 0's total and
 // P_b+1 = P_b ∘ band b's total. Rows and bands taken in scan order (from the last row when decreasing).
 template <class T>
-std::vector<T> band_rule(const std::vector<T>& x, std::size_t outer, std::size_t n, std::size_t m, std::size_t band, wide_operation op,
-                         bool decreasing, bool exclusive) {
+std::vector<T> band_rule(const std::vector<T>& x, std::size_t outer, std::size_t n, std::size_t m, std::size_t band,
+                         wide_operation op, bool decreasing, bool exclusive) {
     using C = tensorops::simd::compute_t<T>;
     const C e = op == wide_operation::sum ? C(0) : C(1);
     const auto combine = [&](C a, C b) { return op == wide_operation::sum ? C(a + b) : C(a * b); };
@@ -62,6 +62,63 @@ void scan(E&& exec, wide_operation op, tensor_view<const T> in, tensor_view<T> o
     else tensorops::cumulative_product<T>(exec, in, out, options);
 }
 
+/// `count` values for sums and products alike: floating ones of magnitude in [0.5, 1.5), and −0 (e + −0 = +0: the one
+/// value e ∘ x changes), drawn as integers (the reals' generator is the slowest part of a test at these sizes).
+template <class T>
+std::vector<T> wide_values(tensorops_test::test_rng& rng, std::size_t count) {
+    std::vector<T> values(count);
+    for (auto& x : values) {
+        if constexpr (std::is_integral_v<T>) x = tensorops_test::random_value<T>(rng);
+        else {
+            const auto r = rng.uniform<std::uint32_t>(0, 4095);
+            x = static_cast<T>(r < 80 ? -0.0 : (r % 2 == 0 ? 1.0 : -1.0) * (0.5 + static_cast<double>(r / 2) / 2048.0));
+        }
+    }
+    return values;
+}
+
+/// A call of the tests below: the operation, the direction, exclusive, in place, on a pool of two threads.
+struct wide_call {
+    wide_operation op;
+    bool decreasing, exclusive, in_place, on_pool;
+};
+
+/// Runs call v over axis rank − 2 of `values` (shape `sizes`, rank 2 or 3: [outer,] n, m) and returns the first
+/// element that differs from the band rule in bands of `band` rows (floating types: bit for bit) or from the reference
+/// (integers), or the element count when none does.
+template <class T>
+std::size_t first_off_rule(const std::vector<T>& values, const std::vector<std::size_t>& sizes, std::size_t band,
+                           const wide_call& v, tensorops::thread_pool& pool) {
+    const std::size_t axis = sizes.size() - 2, count = values.size();
+    std::vector<T> out(count, T(7)), inout = values;
+    const scan_options options{axis, v.decreasing ? axis_direction::decreasing : axis_direction::increasing,
+                               v.exclusive};
+    const auto run_on = [&](auto&& exec) {
+        if (v.in_place)
+            scan<T>(exec, v.op, tensor_view<const T>(inout.data(), sizes), tensor_view<T>(inout.data(), sizes),
+                    options);
+        else
+            scan<T>(exec, v.op, tensor_view<const T>(values.data(), sizes), tensor_view<T>(out.data(), sizes), options);
+    };
+    if (v.on_pool) run_on(pool);
+    else run_on(tensorops::sequential);
+    const std::vector<T>& actual = v.in_place ? inout : out;
+    if constexpr (std::is_integral_v<T>) {
+        const auto expected = wide_ref::cumulative(wide_ref::dense<T>(sizes, values), axis, v.decreasing, v.exclusive,
+                                                   v.op == wide_operation::sum ? wide_ref::scan_operation::sum
+                                                                               : wide_ref::scan_operation::product);
+        for (std::size_t i = 0; i < count; ++i)
+            if (actual[i] != expected.values[i]) return i;
+    } else {
+        const std::size_t outer = sizes.size() == 3 ? sizes[0] : 1;
+        const auto expected =
+            band_rule(values, outer, sizes[axis], sizes[axis + 1], band, v.op, v.decreasing, v.exclusive);
+        for (std::size_t i = 0; i < count; ++i)
+            if (!tensorops_test::same_bits(actual[i], expected[i])) return i;
+    }
+    return count;
+}
+
 }  // namespace
 
 TEMPLATE_LIST_TEST_CASE("cumulative: a few rows of a band or more, over the outer axis, give the band rule's bits", "",
@@ -76,65 +133,38 @@ TEMPLATE_LIST_TEST_CASE("cumulative: a few rows of a band or more, over the oute
         std::size_t outer, n;
     };
     const shape_case shapes[] = {{1, 2}, {1, 3}, {1, 5}, {2, 3}};
-    struct variant {
-        wide_operation op;
-        bool decreasing, exclusive, in_place, on_pool;
-    };
-    const variant variants[] = {{wide_operation::sum, false, false, false, false}, {wide_operation::sum, true, true, false, true},
-                                {wide_operation::sum, false, true, true, false},   {wide_operation::product, true, false, true, true},
-                                {wide_operation::product, false, true, false, false}, {wide_operation::sum, true, false, false, true}};
+    const wide_call variants[] = {{wide_operation::sum, false, false, false, false},
+                                  {wide_operation::sum, true, true, false, true},
+                                  {wide_operation::sum, false, true, true, false},
+                                  {wide_operation::product, true, false, true, true},
+                                  {wide_operation::product, false, true, false, false},
+                                  {wide_operation::sum, true, false, false, true}};
     for (std::size_t shape_number = 0; shape_number < std::size(shapes); ++shape_number) {
         // Sanitised builds: each type takes half of the shapes (every shape still meets half of the types).
         if (!tensorops_test::runs_in_this_build(shape_number + tensorops_test::type_position<T, tensorops_test::builtin_types>)) continue;
         const auto [outer, n] = shapes[shape_number];
         const std::vector<std::size_t> sizes = outer == 1 ? std::vector<std::size_t>{n, m} : std::vector<std::size_t>{outer, n, m};
-        const std::size_t axis = sizes.size() - 2, count = outer * n * m;
-        // Values for sums and products alike: magnitudes in [0.5, 1.5), and −0 (e + −0 = +0: the one value e ∘ x changes).
-        std::vector<T> values(count);
-        for (auto& x : values) {
-            if constexpr (std::is_integral_v<T>) x = tensorops_test::random_value<T>(rng);
-            else {  // integer draws: the reals' generator is the test's slowest part at these sizes
-                const auto r = rng.uniform<std::uint32_t>(0, 4095);
-                x = static_cast<T>(r < 80 ? -0.0 : (r % 2 == 0 ? 1.0 : -1.0) * (0.5 + static_cast<double>(r / 2) / 2048.0));
-            }
-        }
+        const std::size_t count = outer * n * m;
+        const std::vector<T> values = wide_values<T>(rng, count);
         // Two variants a shape, every variant met (sanitised builds: one a shape, on one thread and on the pool).
         for (std::size_t k = 0; k < 2; ++k) {
             if (!tensorops_test::runs_in_this_build(shape_number + k)) continue;
-            const variant& v = variants[(2 * shape_number + k) % std::size(variants)];
-            std::vector<T> out(count, T(7)), inout = values;
-            const scan_options options{axis, v.decreasing ? axis_direction::decreasing : axis_direction::increasing, v.exclusive};
-            const auto run_on = [&](auto&& exec) {
-                if (v.in_place) scan<T>(exec, v.op, tensor_view<const T>(inout.data(), sizes), tensor_view<T>(inout.data(), sizes), options);
-                else scan<T>(exec, v.op, tensor_view<const T>(values.data(), sizes), tensor_view<T>(out.data(), sizes), options);
-            };
-            if (v.on_pool) run_on(pool);
-            else run_on(tensorops::sequential);
-            const std::vector<T>& actual = v.in_place ? inout : out;
+            const wide_call& v = variants[(2 * shape_number + k) % std::size(variants)];
             INFO("[" << outer << ", " << n << ", " << m << "] decreasing " << v.decreasing << ", exclusive " << v.exclusive << ", in place "
                      << v.in_place << ", pool " << v.on_pool << ", product " << (v.op == wide_operation::product));
-            std::size_t first_wrong = count;
-            if constexpr (std::is_integral_v<T>) {
-                const auto expected = wide_ref::cumulative(wide_ref::dense<T>(sizes, values), axis, v.decreasing, v.exclusive,
-                                                           v.op == wide_operation::sum ? wide_ref::scan_operation::sum : wide_ref::scan_operation::product);
-                for (std::size_t i = 0; i < count && first_wrong == count; ++i)
-                    if (actual[i] != expected.values[i]) first_wrong = i;
-            } else {
-                const auto expected = band_rule(values, outer, n, m, 1, v.op, v.decreasing, v.exclusive);
-                for (std::size_t i = 0; i < count && first_wrong == count; ++i)
-                    if (!tensorops_test::same_bits(actual[i], expected[i])) first_wrong = i;
-            }
-            INFO("first wrong element " << first_wrong << " of " << count);
-            REQUIRE(first_wrong == count);
+            const std::size_t wrong = first_off_rule(values, sizes, 1, v, pool);
+            INFO("first wrong element " << wrong << " of " << count);
+            REQUIRE(wrong == count);
         }
     }
 }
 
-TEMPLATE_LIST_TEST_CASE("cumulative: bands of rows with wide carry rows, taken in groups, give the band rule's bits", "",
-                        tensorops_test::builtin_types) {
+TEMPLATE_LIST_TEST_CASE("cumulative: bands of rows with wide carry rows, taken in groups, give the band rule's bits",
+                        "", tensorops_test::builtin_types) {
     using T = TestType;
     using C = tensorops::simd::compute_t<T>;
-    tensorops_test::test_rng rng(std::string("cumulative grouped wide rows ") + std::string(tensorops_test::type_name<T>()));
+    const std::string type_name(tensorops_test::type_name<T>());
+    tensorops_test::test_rng rng("cumulative grouped wide rows " + type_name);
     INFO(rng.describe());
     // Rows whose first column block's carry row reaches grouped_carry_bytes, a ragged block and vector after it.
     const std::size_t m = tensorops::detail::grouped_carry_bytes / sizeof(C) + tensorops::simd::lanes<T> + 3;
@@ -143,48 +173,22 @@ TEMPLATE_LIST_TEST_CASE("cumulative: bands of rows with wide carry rows, taken i
     REQUIRE(tensorops::detail::groups_rows<T>(3 * band, m));
     const std::size_t n = 2 * band + tensorops::detail::carry_group_rows + 1;
     const std::vector<std::size_t> sizes{n, m};
-    std::vector<T> values(n * m);
-    for (auto& x : values) {
-        if constexpr (std::is_integral_v<T>) x = tensorops_test::random_value<T>(rng);
-        else {  // magnitudes in [0.5, 1.5) for sums and products alike, and −0
-            const auto r = rng.uniform<std::uint32_t>(0, 4095);
-            x = static_cast<T>(r < 80 ? -0.0 : (r % 2 == 0 ? 1.0 : -1.0) * (0.5 + static_cast<double>(r / 2) / 2048.0));
-        }
-    }
+    const std::vector<T> values = wide_values<T>(rng, n * m);
     tensorops::thread_pool pool(2);
-    struct variant {
-        wide_operation op;
-        bool decreasing, exclusive, in_place, on_pool;
-    };
-    const variant variants[] = {{wide_operation::sum, false, false, false, false}, {wide_operation::product, true, true, false, false},
-                                {wide_operation::sum, true, false, true, false},   {wide_operation::sum, false, true, false, true}};
+    const wide_call variants[] = {{wide_operation::sum, false, false, false, false},
+                                  {wide_operation::product, true, true, false, false},
+                                  {wide_operation::sum, true, false, true, false},
+                                  {wide_operation::sum, false, true, false, true}};
     for (std::size_t k = 0; k < std::size(variants); ++k) {
         // Sanitised builds: each type takes one variant in three (every variant meets several types).
-        if (!tensorops_test::runs_in_this_build(k + tensorops_test::type_position<T, tensorops_test::builtin_types>)) continue;
-        const variant& v = variants[k];
-        std::vector<T> out(values.size(), T(7)), inout = values;
-        const scan_options options{0, v.decreasing ? axis_direction::decreasing : axis_direction::increasing, v.exclusive};
-        const auto run_on = [&](auto&& exec) {
-            if (v.in_place) scan<T>(exec, v.op, tensor_view<const T>(inout.data(), sizes), tensor_view<T>(inout.data(), sizes), options);
-            else scan<T>(exec, v.op, tensor_view<const T>(values.data(), sizes), tensor_view<T>(out.data(), sizes), options);
-        };
-        if (v.on_pool) run_on(pool);
-        else run_on(tensorops::sequential);
-        const std::vector<T>& actual = v.in_place ? inout : out;
-        INFO("[" << n << ", " << m << "] bands of " << band << ", decreasing " << v.decreasing << ", exclusive " << v.exclusive
-                 << ", in place " << v.in_place << ", pool " << v.on_pool << ", product " << (v.op == wide_operation::product));
-        std::size_t first_wrong = values.size();
-        if constexpr (std::is_integral_v<T>) {
-            const auto expected = wide_ref::cumulative(wide_ref::dense<T>(sizes, values), 0, v.decreasing, v.exclusive,
-                                                       v.op == wide_operation::sum ? wide_ref::scan_operation::sum : wide_ref::scan_operation::product);
-            for (std::size_t i = 0; i < values.size() && first_wrong == values.size(); ++i)
-                if (actual[i] != expected.values[i]) first_wrong = i;
-        } else {
-            const auto expected = band_rule(values, 1, n, m, band, v.op, v.decreasing, v.exclusive);
-            for (std::size_t i = 0; i < values.size() && first_wrong == values.size(); ++i)
-                if (!tensorops_test::same_bits(actual[i], expected[i])) first_wrong = i;
-        }
-        INFO("first wrong element " << first_wrong << " of " << values.size());
-        REQUIRE(first_wrong == values.size());
+        const std::size_t type_number = tensorops_test::type_position<T, tensorops_test::builtin_types>;
+        if (!tensorops_test::runs_in_this_build(k + type_number)) continue;
+        const wide_call& v = variants[k];
+        INFO("[" << n << ", " << m << "] bands of " << band << ", decreasing " << v.decreasing << ", exclusive "
+                 << v.exclusive << ", in place " << v.in_place << ", pool " << v.on_pool << ", product "
+                 << (v.op == wide_operation::product));
+        const std::size_t wrong = first_off_rule(values, sizes, band, v, pool);
+        INFO("first wrong element " << wrong << " of " << values.size());
+        REQUIRE(wrong == values.size());
     }
 }
