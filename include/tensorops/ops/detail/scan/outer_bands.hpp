@@ -62,15 +62,15 @@ template <class T, bool CarryInTotal = true, class Scan, class Rows>
     }
 }
 
-/// One band: the n rows from input / output (row steps in_step, out_step) of m columns, scanned from the identity,
-/// in column blocks (carry_block_width) with the running values in a carry row — `total` (m values: it holds the
-/// band's total afterwards) or, when that is null, a buffer on the stack. `grouped`: groups of carry_group_rows rows
-/// pass each vector of the carry through a register (one carry load and store per group), for scans that stay in
-/// cache or whose carry rows are wide; a scan of narrower rows that streams from memory takes its rows one at a time —
-/// one read and one write stream rather than four of each (groups_rows). The running values are the same either way. No page hints: this
-/// walk's step already loads and stores its carry besides the row, and the hints' page test at every vector step
-/// cost more than the hints saved, on every row width and type measured (bench/journal/2026-11-28-wide-rows.md);
-/// the one-pass parallel band keeps its hints (scan_band_as_prefix_arrives).
+/// One band: the n rows from input / output (row steps in_step, out_step) of m columns, scanned from the identity, in
+/// column blocks (carry_block_width) with the running values in a carry row — `total` (m values: it holds the band's
+/// total afterwards) or, when that is null, a buffer on the stack. `grouped`: groups of carry_group_rows rows pass each
+/// vector of the carry through a register (one carry load and store per group), for scans that stay in cache or whose
+/// carry rows are wide; a scan of narrower rows that streams from memory takes its rows one at a time — one read and
+/// one write stream rather than four of each (groups_rows). The running values are the same either way. No page hints:
+/// this walk's step already loads and stores its carry besides the row, and the hints' page test at every vector step
+/// cost more than the hints saved, on every row width and type measured (bench/journal/2026-11-28-wide-rows.md); the
+/// one-pass parallel band keeps its hints (scan_band_as_prefix_arrives).
 /// Writes what Output says; `prefix`: the band's prefix row (m values) when prefixed.
 template <block_output Output, bool Exclusive, class T, class Scan>
 void scan_band(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m, const Scan& scan,
