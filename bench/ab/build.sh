@@ -3,7 +3,9 @@
 # compiled with the namespace renamed (-Dtensorops=tensorops_old), so both versions' kernels live in one program and
 # each case alternates between them, round by round.
 # Usage: bench/ab/build.sh <old tree> [<new tree>=this checkout] [<output>=build/ab/ab]; then
-#        build/ab/ab [rounds=15]  (AB_FILTER=<substring> picks cases; AB_TINY=1 runs the per-call-overhead cases)
+#        build/ab/ab [rounds=15]  (AB_FILTER=<substring> picks cases; AB_TINY=1 runs the per-call-overhead cases;
+#        AB_WIDE_SCANS=1, AB_HUGE_ROWS=1, AB_WIDE_ARGMAX=1 the scans over rows of 4 KiB-1 MiB and of 2-32 MiB and argmax
+#        over rows of 4 KiB-1 MiB instead of the default set)
 # A/A calibration: give the same tree twice. The -march is the benchmark suite's (x86-64-v3).
 # Environment: AB_MAIN=wide_rows.cpp builds the driver of the reductions over the rows with their limits
 # (bench/ab/wide_rows.cpp, which links Google Benchmark for harness.hpp's probes) instead of main.cpp; AB_OPS=reduce_ops.cpp
