@@ -68,9 +68,10 @@ private:
 };
 
 /// The thread counts every parallel result is compared over: more threads than cores included. The sanitised builds
-/// (ten to thirty times slower) take three of them: one thread, an odd count and more threads than cores.
+/// (ten to thirty times slower) take two of them: an odd count and more threads than cores (a pool of one thread asks
+/// for one piece, exec/split.hpp's wanted_pieces: the sequential route, which every comparison runs first).
 constexpr std::size_t all_thread_counts[] = {1, 2, 3, 4, 7, 8};
-constexpr std::size_t sanitized_thread_counts[] = {1, 3, 8};
+constexpr std::size_t sanitized_thread_counts[] = {3, 8};
 constexpr std::span<const std::size_t> thread_counts =
     tensorops_test::sanitized_build ? std::span<const std::size_t>(sanitized_thread_counts) : std::span<const std::size_t>(all_thread_counts);
 
