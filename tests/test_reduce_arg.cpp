@@ -160,6 +160,90 @@ TEMPLATE_TEST_CASE("reduce: argmax/argmin over rows walked in far-apart pairs, a
     }
 }
 
+// Rows arg_grouped_row_bytes apart or more are compared with the running best arg_group_rows at a time
+// (arg_reduce/outer.hpp, arg_update_rows_in_turn): one pass over the best per group, its rows taken in turn. Few
+// distinct values (ties everywhere); per column the extreme planted twice within one group (the first or the last of
+// the two wins), in one group and again in a later one, among the fresh walk's first rows (branchless) and among the
+// rows after the last whole group; NaN in floating types; rows as wide as the threshold, wider than a panel with a
+// ragged end, and read as a strided view (rows further apart than they are wide), wider than the panel the kernel
+// allocates for a walk of a MiB or more (arg_heap_panel_bytes); alone and on a two-thread pool.
+TEMPLATE_TEST_CASE("reduce: argmax/argmin over wide rows compared in groups, against the reference", "",
+                   tensorops::float16, float, double, std::int32_t, std::uint64_t) {
+    using T = TestType;
+    constexpr std::size_t G = tensorops::detail::arg_group_rows;
+    test_rng rng(std::string("arg reduce row groups ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    struct group_case {
+        std::size_t rows, columns, pitch;  // pitch: elements from row to row
+        bool on_pool;
+    };
+    const std::size_t threshold = tensorops::detail::arg_grouped_row_bytes / sizeof(T);
+    // Lanes of the allocated panel: the running best and its index, each as wide as the compute type.
+    const std::size_t heap_panel =
+        tensorops::detail::arg_heap_panel_bytes / (2 * sizeof(tensorops::simd::compute_t<T>));
+    const group_case cases[] = {{4 * G + 2, threshold, threshold, false},
+                                {2 * G + 1, heap_panel + 37, heap_panel + 37, false},
+                                {tensorops::detail::arg_branchless_rows + 5 * G + 3, threshold + threshold / 3 + 5,
+                                 threshold + threshold / 3 + 5, false},
+                                {3 * G + 1, threshold / 2 + 9, threshold + 64, false},
+                                {2 * G + 3, 2 * threshold + 7, 2 * threshold + 7, true}};
+    tensorops::thread_pool pool(2, 1);
+    for (std::size_t case_index = 0; case_index < std::size(cases); ++case_index) {
+        const auto& c = cases[case_index];
+        REQUIRE(tensorops::detail::arg_walks_groups(c.pitch * sizeof(T)));
+        if (c.columns > heap_panel)
+            REQUIRE(c.rows * c.columns * sizeof(T) >= tensorops::detail::arg_heap_panel_min_bytes);
+        std::vector<T> values(c.rows * c.pitch);
+        for (auto& x : values) x = static_cast<T>(rng.uniform<int>(0, 5));
+        const auto at = [&](std::size_t row, std::size_t column) -> T& { return values[row * c.pitch + column]; };
+        const std::size_t groups_end = c.rows - (c.rows - 1) % G;  // a fresh walk takes its first row alone
+        for (std::size_t j = 0; j < c.columns; ++j) {
+            const auto extreme = static_cast<T>(j % 2 == 0 ? 9 : -1);
+            const std::size_t group =
+                1 + G * rng.uniform<std::size_t>(0, (groups_end - 1) / G - 1);  // a group's first row
+            switch (j % 4) {
+                case 0:  // twice within one group
+                    at(group + rng.uniform<std::size_t>(0, 1), j) = extreme;
+                    at(group + rng.uniform<std::size_t>(2, G - 1), j) = extreme;
+                    break;
+                case 1:  // in one group, and again in a later row
+                    at(group, j) = extreme;
+                    at(rng.uniform<std::size_t>(group + 1, c.rows - 1), j) = extreme;
+                    break;
+                case 2:  // among the first rows
+                    at(rng.uniform<std::size_t>(0,
+                                                std::min<std::size_t>(c.rows, tensorops::detail::arg_branchless_rows) -
+                                                    1),
+                       j) = extreme;
+                    break;
+                default:  // after the last whole group, or in the first row (alone)
+                    at(rng.chance(0.5) || groups_end == c.rows ? 0 : rng.uniform<std::size_t>(groups_end, c.rows - 1),
+                       j) = extreme;
+            }
+        }
+        if constexpr (!std::is_integral_v<T>)
+            for (int k = 0; k < 40; ++k)
+                at(rng.uniform<std::size_t>(0, c.rows - 1), rng.uniform<std::size_t>(0, c.columns - 1)) =
+                    static_cast<T>(std::numeric_limits<float>::quiet_NaN());
+        const std::vector<std::size_t> sizes{c.rows, c.columns};
+        const std::vector<std::ptrdiff_t> strides{static_cast<std::ptrdiff_t>(c.pitch), 1};
+        std::vector<T> packed(c.rows * c.columns);
+        for (std::size_t i = 0; i < c.rows; ++i)
+            std::copy_n(&at(i, 0), c.columns, packed.begin() + static_cast<std::ptrdiff_t>(i * c.columns));
+        std::vector<std::int64_t> out(c.columns);
+        const tensor_view<const T> x(values.data(), sizes, strides);
+        const tensor_view<std::int64_t> y(out.data(), {1, c.columns});
+        for (int mode = 0; mode < 4; ++mode) {
+            const bool maximum = mode < 2, last = mode % 2 == 1;
+            INFO("shape " << c.rows << " x " << c.columns << ", row pitch " << c.pitch
+                          << (c.on_pool ? " on a pool" : "") << ", mode " << mode);
+            arg_extreme(c.on_pool ? &pool : nullptr, maximum, x, y, {0},
+                        last ? axis_direction::decreasing : axis_direction::increasing);
+            CHECK(out == ref::arg_reduce(ref::dense<T>(sizes, packed), {0}, maximum, last).values);
+        }
+    }
+}
+
 // 8- and 16-bit lanes cannot hold a flat index: over an outer axis their kernel finds each column's extreme, then walks
 // the rows again (in reverse for the last) to where it occurs (arg_reduce/outer_by_extreme.hpp, arg_reduce_rows_by_extreme).
 // Columns whose extreme occurs once (in the first row, the last row or anywhere), several times, or is the type's own

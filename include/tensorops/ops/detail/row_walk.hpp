@@ -45,6 +45,11 @@ struct accumulator_rows {
     static constexpr std::size_t storage_lanes = Rows * (panel + line_lanes) + simd::l1_way_bytes / sizeof(C);
     [[nodiscard]] const C* storage() const noexcept { return lanes; }
 
+    /// The storage as one row of `whole_panel` lanes instead (a power of two, at least `panel`; the rows' contents and
+    /// this row's are one another's).
+    static constexpr std::size_t whole_panel = std::bit_floor(storage_lanes);
+    [[nodiscard]] C* whole() noexcept { return lanes; }
+
 private:
     alignas(64) C lanes[storage_lanes];
     C* first_row = lanes;

@@ -138,6 +138,23 @@ inline constexpr std::size_t arg_branchless_rows = 96;
 
 static_assert(arg_branchless_rows > arg_warm_rows);
 
+/// Rows the outer argmax kernel compares with its running best per load and store of it, where rows are at least
+/// arg_grouped_row_bytes apart (arg_update_rows_in_turn).
+inline constexpr std::size_t arg_group_rows = 4;
+
+/// Rows this far apart (bytes) or more are taken by the outer argmax kernel arg_group_rows at a time: a running best
+/// and index row as wide as they are (16 KiB and 16 KiB of 32-bit lanes) fill a 32 KiB L1 data cache, the smallest of
+/// x86-64's, and a second best for far-apart pairs would need as much again.
+inline constexpr std::size_t arg_grouped_row_bytes = std::size_t{16} << 10;
+
+/// Bytes of the running best and index panel (together) that the outer argmax kernel allocates for a walk in groups
+/// whose rows are wider than its stack rows: within the L2 of current x86-64 cores (512 KiB to 2 MiB), which the
+/// grouped walk reads it from once per arg_group_rows rows.
+inline constexpr std::size_t arg_heap_panel_bytes = std::size_t{512} << 10;
+
+/// Walks that read less than this (bytes) keep the stack's panel: no allocation for small tensors.
+inline constexpr std::size_t arg_heap_panel_min_bytes = std::size_t{1} << 20;
+
 /// Columns per panel of arg_find_extremes, whose rows (the extremes and the found flags in T, the answers in 64 bits:
 /// 10 KiB) stay in L1 while the input streams past.
 inline constexpr std::size_t arg_extreme_panel = 1024;

@@ -6,8 +6,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "../../../iter/nd_loop.hpp"
+#include "../../../iter/unroll.hpp"
 #include "../../../simd/pack.hpp"
 #include "../../../simd/prefetch.hpp"
 #include "../reduce_nest.hpp"
@@ -26,8 +28,11 @@ namespace tensorops::detail {
 // lane-wise); only where some lane is replaced are the best value and index stored. On most data the running best
 // soon stops changing: per row and vector that is two loads and a compare, and no store — less than the plain MAX
 // kernel, which stores its accumulator. On adversarial data (increasing rows, or many ties with Last) every row
-// stores. (Four rows at a time, their extreme first, would read four pages at once: four streams, each restarting
-// the hardware prefetchers at its page's end, where one row at a time is one stream. Measured slower: not kept.)
+// stores. Rows of a few KiB are taken one at a time (or in far-apart pairs): one stream, the running best in L1.
+// Wide rows (arg_grouped_row_bytes apart) are taken arg_group_rows at a time, in turn, per load of the running best
+// (arg_update_rows_in_turn): a running best as wide as such rows no longer fits L1 beside them, and cut into panels
+// that do, each row would be read in short pieces, its stream restarting at every piece; in groups the running best
+// can be as wide as the rows (or a panel of arg_heap_panel_bytes), read from L2 once per group.
 
 /// How the outer walk updates a running best: `branching` stores only where some lane of a vector is replaced (one
 /// test a vector, a mispredicted branch at each replacement); `branchless` stores both selects always. On random
@@ -83,6 +88,39 @@ void arg_update_row_pair(const T* row, std::ptrdiff_t index, C* best, L* best_in
     });
 }
 
+/// arg_update_row for G rows read in the same steps (rows[g] at flat index index[g], in walk order) against one running
+/// best: each vector of it is loaded once, taken through the G rows in turn in registers (the selects of G calls of
+/// arg_update_row, in the same order: the same values) and stored where some row replaced a lane (Update: branching;
+/// no row of the group can replace a lane that none replaces at the group's start, as the best only improves) or
+/// always (branchless). One load and store of the best per G rows, where a row at a time reloads it from L2 once the
+/// rows are wider than L1 holds (arg_walks_groups).
+template <bool Maximum, bool Last, arg_update Update, std::size_t G, class T, class C, class L>
+void arg_update_rows_in_turn(const std::array<const T*, G>& rows, const std::array<std::ptrdiff_t, G>& index, C* best,
+                             L* best_index, std::size_t width, std::ptrdiff_t ahead) {
+    using P = simd::pack<T>;
+    using Q = simd::lane_index_pack<P>;
+    std::array<Q, G> row_index;
+    iter::unrolled<G>([&](auto g) { row_index[g] = Q(static_cast<L>(index[g])); });
+    for_each_row_vector_prefetching_rows<G>(rows, ahead, width,
+                                            [&](std::size_t j, const auto& load, const auto& store)
+                                                TENSOROPS_INLINE_STEP {
+        std::array<P, G> candidate;
+        iter::unrolled<G>([&](auto g) { candidate[g] = P(load(rows[g] + j)); });
+        P current = load(best + j);
+        if constexpr (Update == arg_update::branching)
+            if (!any_replaces_any<Maximum, Last>(candidate, current)) [[likely]]
+                return;
+        Q current_index = Q(load(best_index + j));
+        iter::unrolled<G>([&](auto g) {
+            const auto replace = replaces_lanes<Maximum, Last>(candidate[g], current);
+            current = simd::select(replace, candidate[g], current);
+            current_index = simd::select_lanes<P>(replace, row_index[g], current_index);
+        });
+        store(best + j, current);
+        store(best_index + j, current_index);
+    });
+}
+
 /// Folds a running best of rows that may come later in the walk (other, other_index) into (best, best_index), `width`
 /// columns: the other replaces where it is better or, with Last, ties at a later index (a tie from an earlier row —
 /// which both may have seen — loses). Exact: the result is the first (last) extreme of every row either has seen.
@@ -105,6 +143,9 @@ void arg_update_row_after(std::size_t seen, const T* row, std::ptrdiff_t index, 
     if (seen < arg_branchless_rows) arg_update_row<Maximum, Last, arg_update::branchless>(row, index, best, best_index, width, first, ahead);
     else arg_update_row<Maximum, Last, arg_update::branching>(row, index, best, best_index, width, first, ahead);
 }
+
+/// Whether arg_walk_rows walks rows `pitch` bytes apart in groups (arg_update_rows_in_turn).
+[[nodiscard]] constexpr bool arg_walks_groups(std::size_t pitch) noexcept { return pitch >= arg_grouped_row_bytes; }
 
 /// Whether arg_walk_rows walks `count` rows `pitch` bytes apart in far-apart pairs.
 [[nodiscard]] constexpr bool arg_walks_pairs(std::size_t count, std::size_t pitch) noexcept {
@@ -138,6 +179,35 @@ void arg_walk_rows(const T* x, std::ptrdiff_t step, std::ptrdiff_t index_base, s
         }
     };
     const std::size_t count = end - first_row, half = (count + 1) / 2;
+    if (arg_walks_groups(pitch_bytes<T>(step))) {
+        // Wide rows: groups of arg_group_rows rows per pass over the running best, the first row of a fresh walk alone.
+        // Each row hints the one a group or more on (rows_ahead rows of a group's width would fall in the group
+        // itself).
+        constexpr std::size_t G = arg_group_rows;
+        const std::ptrdiff_t group_ahead = static_cast<std::ptrdiff_t>(std::max(simd::rows_ahead<T>(step), G)) * step *
+                                           static_cast<std::ptrdiff_t>(sizeof(T));
+        std::size_t i = first_row;
+        if (fresh) {
+            walk_alone(i, std::min(end, i + 1), values, indices);
+            i = std::min(end, i + 1);
+        }
+        const auto walk_groups = [&]<arg_update Update>(std::size_t to) {
+            for (; i + G <= to; i += G) {
+                std::array<const T*, G> rows;
+                std::array<std::ptrdiff_t, G> index;
+                iter::unrolled<G>([&](auto g) {
+                    rows[g] = row_at(i + g);
+                    index[g] = index_at(i + g);
+                });
+                arg_update_rows_in_turn<Maximum, Last, Update>(rows, index, values, indices, width, group_ahead);
+            }
+        };
+        const std::size_t branchless_end = started_fresh ? std::min(end, first_row + arg_branchless_rows) : first_row;
+        walk_groups.template operator()<arg_update::branchless>(branchless_end);
+        walk_groups.template operator()<arg_update::branching>(end);
+        walk_alone(i, end, values, indices);
+        return;
+    }
     if (!arg_walks_pairs(count, pitch_bytes<T>(step))) {
         walk_alone(first_row, end, values, indices);
         return;
@@ -167,12 +237,24 @@ void arg_reduce_rows(const T* x, const index_output& y, std::size_t width, const
     using index_lane = typename simd::lane_index_pack<P>::value_type;
     accumulator_rows<C, 2, outer_row_budget / 2> values;  // the running best, and the second one of arg_walk_rows
     accumulator_rows<index_lane, 2, outer_row_budget / 2> indices;
-    constexpr std::size_t panel = std::min(values.panel, indices.panel);
+    // A line of rows walked in groups (arg_walks_groups) has no second running best: its one row takes the storage of
+    // both, or, where its rows are wider than that and the walk reads arg_heap_panel_min_bytes or more, a panel of
+    // arg_heap_panel_bytes allocated for the call (the longer each row's piece, the fewer times its stream restarts).
+    const bool grouped = group.rank == 1 && arg_walks_groups(pitch_bytes<T>(group.strides[1][0]));
+    std::size_t panel =
+        grouped ? std::min(values.whole_panel, indices.whole_panel) : std::min(values.panel, indices.panel);
+    std::unique_ptr<C[]> heap_values;
+    std::unique_ptr<index_lane[]> heap_indices;
+    if (grouped && width > panel && group.sizes[0] * width * sizeof(T) >= arg_heap_panel_min_bytes) {
+        panel = std::min(width, arg_heap_panel_bytes / (sizeof(C) + sizeof(index_lane)));
+        heap_values = std::make_unique_for_overwrite<C[]>(panel);
+        heap_indices = std::make_unique_for_overwrite<index_lane[]>(panel);
+    }
     for (std::size_t start = 0; start < width; start += panel) {
         const std::size_t w = std::min(panel, width - start);
-        C* best = values.row(0);
-        index_lane* best_index = indices.row(0);
-        if (group.rank == 1) {  // one line of rows: maybe in far-apart pairs
+        C* best = heap_values ? heap_values.get() : grouped ? values.whole() : values.row(0);
+        index_lane* best_index = heap_indices ? heap_indices.get() : grouped ? indices.whole() : indices.row(0);
+        if (group.rank == 1) {  // one line of rows: maybe in far-apart pairs, or in groups
             arg_walk_rows<Maximum, Last>(x + start, group.strides[1][0], index_base, group.strides[2][0], 0, group.sizes[0], best, best_index,
                                          values.row(1), indices.row(1), w, true);
             y.put_contiguous(static_cast<std::ptrdiff_t>(start), best_index, w);

@@ -2,6 +2,7 @@
 // unsigned integers of its width, and the comparison rule (first or last extreme, NaN as the extreme).
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -9,8 +10,9 @@
 #include <type_traits>
 
 #include "../../../core/element.hpp"
-#include "../../../simd/pack.hpp"
+#include "../../../iter/unroll.hpp"
 #include "../../../simd/minmax.hpp"
+#include "../../../simd/pack.hpp"
 #include "../reductions.hpp"
 
 namespace tensorops::detail {
@@ -95,6 +97,23 @@ template <bool Maximum, bool Last, class P>
         return simd::any_and_not(best == best, Maximum ? candidate <= best : candidate >= best);
     else
         return simd::any(replaces_lanes<Maximum, Last>(candidate, best));
+}
+
+/// Whether any lane of any of `candidates` replaces `best` (each any_replaces against the same best). For the first
+/// extreme of floating lanes the compares "candidate ≤ best" are and-ed first and the NaN test of best made once.
+template <bool Maximum, bool Last, class P, std::size_t G>
+[[nodiscard, gnu::always_inline]] inline bool any_replaces_any(const std::array<P, G>& candidates, const P& best) {
+    if constexpr (std::is_floating_point_v<typename P::value_type> && !Last) {
+        auto kept = Maximum ? candidates[0] <= best : candidates[0] >= best;
+        iter::unrolled<G - 1>(
+            [&](auto g) { kept = kept & (Maximum ? candidates[g + 1] <= best : candidates[g + 1] >= best); });
+        return simd::any_and_not(best == best, kept);
+    } else {
+        auto replace = replaces_lanes<Maximum, Last>(candidates[0], best);
+        iter::unrolled<G - 1>(
+            [&](auto g) { replace = replace | replaces_lanes<Maximum, Last>(candidates[g + 1], best); });
+        return simd::any(replace);
+    }
 }
 
 }  // namespace tensorops::detail
