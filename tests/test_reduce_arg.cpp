@@ -234,6 +234,8 @@ TEMPLATE_TEST_CASE("reduce: argmax/argmin over wide rows compared in groups, aga
         const tensor_view<const T> x(values.data(), sizes, strides);
         const tensor_view<std::int64_t> y(out.data(), {1, c.columns});
         for (int mode = 0; mode < 4; ++mode) {
+            // Under the sanitizers two modes a case (first and last, argmax and argmin, between consecutive cases).
+            if (!tensorops_test::runs_in_this_build(case_index + static_cast<std::size_t>(mode), 2)) continue;
             const bool maximum = mode < 2, last = mode % 2 == 1;
             INFO("shape " << c.rows << " x " << c.columns << ", row pitch " << c.pitch
                           << (c.on_pool ? " on a pool" : "") << ", mode " << mode);
