@@ -190,7 +190,7 @@ TEMPLATE_TEST_CASE("reduce: argmax/argmin over wide rows compared in groups, aga
     tensorops::thread_pool pool(2, 1);
     for (std::size_t case_index = 0; case_index < std::size(cases); ++case_index) {
         const auto& c = cases[case_index];
-        REQUIRE(tensorops::detail::arg_walks_groups(c.pitch * sizeof(T)));
+        REQUIRE(tensorops::detail::arg_walks_groups(c.rows, c.pitch * sizeof(T)));
         if (c.columns > heap_panel)
             REQUIRE(c.rows * c.columns * sizeof(T) >= tensorops::detail::arg_heap_panel_min_bytes);
         std::vector<T> values(c.rows * c.pitch);

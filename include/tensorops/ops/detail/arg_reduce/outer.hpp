@@ -144,8 +144,12 @@ void arg_update_row_after(std::size_t seen, const T* row, std::ptrdiff_t index, 
     else arg_update_row<Maximum, Last, arg_update::branching>(row, index, best, best_index, width, first, ahead);
 }
 
-/// Whether arg_walk_rows walks rows `pitch` bytes apart in groups (arg_update_rows_in_turn).
-[[nodiscard]] constexpr bool arg_walks_groups(std::size_t pitch) noexcept { return pitch >= arg_grouped_row_bytes; }
+/// Whether arg_walk_rows walks `count` rows `pitch` bytes apart in groups (arg_update_rows_in_turn): rows of
+/// arg_grouped_row_bytes or more, at least two groups of them (fewer rows pay for a running best as wide as the rows,
+/// stored whole by the first row, more than the groups save).
+[[nodiscard]] constexpr bool arg_walks_groups(std::size_t count, std::size_t pitch) noexcept {
+    return pitch >= arg_grouped_row_bytes && count >= 2 * arg_group_rows;
+}
 
 /// Whether arg_walk_rows walks `count` rows `pitch` bytes apart in far-apart pairs.
 [[nodiscard]] constexpr bool arg_walks_pairs(std::size_t count, std::size_t pitch) noexcept {
@@ -179,7 +183,7 @@ void arg_walk_rows(const T* x, std::ptrdiff_t step, std::ptrdiff_t index_base, s
         }
     };
     const std::size_t count = end - first_row, half = (count + 1) / 2;
-    if (arg_walks_groups(pitch_bytes<T>(step))) {
+    if (arg_walks_groups(count, pitch_bytes<T>(step))) {
         // Wide rows: groups of arg_group_rows rows per pass over the running best, the first row of a fresh walk alone.
         // Each row hints the one a group or more on (rows_ahead rows of a group's width would fall in the group
         // itself).
@@ -240,7 +244,7 @@ void arg_reduce_rows(const T* x, const index_output& y, std::size_t width, const
     // A line of rows walked in groups (arg_walks_groups) has no second running best: its one row takes the storage of
     // both, or, where its rows are wider than that and the walk reads arg_heap_panel_min_bytes or more, a panel of
     // arg_heap_panel_bytes allocated for the call (the longer each row's piece, the fewer times its stream restarts).
-    const bool grouped = group.rank == 1 && arg_walks_groups(pitch_bytes<T>(group.strides[1][0]));
+    const bool grouped = group.rank == 1 && arg_walks_groups(group.sizes[0], pitch_bytes<T>(group.strides[1][0]));
     std::size_t panel =
         grouped ? std::min(values.whole_panel, indices.whole_panel) : std::min(values.panel, indices.panel);
     std::unique_ptr<C[]> heap_values;
