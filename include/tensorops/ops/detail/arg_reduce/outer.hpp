@@ -29,10 +29,11 @@ namespace tensorops::detail {
 // soon stops changing: per row and vector that is two loads and a compare, and no store — less than the plain MAX
 // kernel, which stores its accumulator. On adversarial data (increasing rows, or many ties with Last) every row
 // stores. Rows of a few KiB are taken one at a time (or in far-apart pairs): one stream, the running best in L1.
-// Wide rows (arg_grouped_row_bytes apart) are taken arg_group_rows at a time, in turn, per load of the running best
-// (arg_update_rows_in_turn): a running best as wide as such rows no longer fits L1 beside them, and cut into panels
-// that do, each row would be read in short pieces, its stream restarting at every piece; in groups the running best
-// can be as wide as the rows (or a panel of arg_heap_panel_bytes), read from L2 once per group.
+// Wide rows (arg_grouped_row_bytes apart, two groups or more) are taken arg_group_rows at a time, in turn, per load
+// of the running best (arg_update_rows_in_turn): a running best as wide as such rows no longer fits L1 beside them,
+// and cut into panels that do, each row would be read in short pieces, its stream restarting at every piece; in
+// groups the running best can be as wide as the rows (or a panel of arg_heap_panel_bytes), read from L2 once per
+// group.
 
 /// How the outer walk updates a running best: `branching` stores only where some lane of a vector is replaced (one
 /// test a vector, a mispredicted branch at each replacement); `branchless` stores both selects always. On random
