@@ -83,8 +83,8 @@ tidy_and_measure() {
   # Nothing starts before the run's gathering time (TENSOROPS_BUILD_SLOT_DIR/gather-until, seconds since the epoch,
   # written by tools/run-tests.sh): the compilations of all its configurations queue first, so that the first to start
   # are the first in the order above rather than the first to arrive. (Two g++ unity units that had arrived first once
-  # held both cores; clang's dml unit, 14 GiB, fitted beside neither and, as smaller units kept fitting, started last
-  # and took a core alone to the end: 763 s where the order above gives 486 s.)
+  # held both cores; clang's dml unit fitted beside neither and, as smaller units kept fitting, started last and took a
+  # core alone to the end: bench/journal/2026-11-29-ci-budget.md.)
   if [ -f "$slot_dir/gather-until" ] && [ "$(date +%s)" -lt "$(cat "$slot_dir/gather-until")" ]; then best_pid=0; fi
   echo "$running $used $best_pid"
 }

@@ -143,8 +143,8 @@ launchers="$root/tools/build-slot.sh"
 export TENSOROPS_BUILD_SLOT_DIR="$root/build/.build-slots"  # this run's queue, empty at its start
 rm -rf "$TENSOROPS_BUILD_SLOT_DIR"
 mkdir -p "$TENSOROPS_BUILD_SLOT_DIR"
-# The compilations of every lane queue for a few seconds (their configure steps take 3-5 s) before any starts, so that
-# the order of tools/build-slot.sh decides which start first, not which lane was configured first.
+# The compilations of every lane queue for a few seconds (longer than the lanes' configure steps) before any starts, so
+# that the order of tools/build-slot.sh decides which start first, not which lane was configured first.
 echo $(($(date +%s) + 12)) >"$TENSOROPS_BUILD_SLOT_DIR/gather-until"
 if [ "${TENSOROPS_COMPILE_PROFILE:-0}" = 1 ]; then ensure_packages time; launchers+=";$root/tools/compile-profile.sh"; fi
 for configuration in "${configurations[@]}"; do
