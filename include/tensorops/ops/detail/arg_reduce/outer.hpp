@@ -192,9 +192,9 @@ void arg_walk_rows(const T* x, std::ptrdiff_t step, std::ptrdiff_t index_base, s
         const std::ptrdiff_t group_ahead = static_cast<std::ptrdiff_t>(std::max(simd::rows_ahead<T>(step), G)) * step *
                                            static_cast<std::ptrdiff_t>(sizeof(T));
         std::size_t i = first_row;
-        if (fresh) {
-            walk_alone(i, std::min(end, i + 1), values, indices);
-            i = std::min(end, i + 1);
+        if (fresh) {  // its first row alone (there are at least two groups of rows)
+            walk_alone(i, i + 1, values, indices);
+            ++i;
         }
         const auto walk_groups = [&]<arg_update Update>(std::size_t to) {
             for (; i + G <= to; i += G) {
@@ -242,9 +242,10 @@ void arg_reduce_rows(const T* x, const index_output& y, std::size_t width, const
     using index_lane = typename simd::lane_index_pack<P>::value_type;
     accumulator_rows<C, 2, outer_row_budget / 2> values;  // the running best, and the second one of arg_walk_rows
     accumulator_rows<index_lane, 2, outer_row_budget / 2> indices;
-    // A line of rows walked in groups (arg_walks_groups) has no second running best: its one row takes the storage of
-    // both, or, where its rows are wider than that and the walk reads arg_heap_panel_min_bytes or more, a panel of
-    // arg_heap_panel_bytes allocated for the call (the longer each row's piece, the fewer times its stream restarts).
+    // A line of rows walked in groups (arg_walks_groups, the decision arg_walk_rows takes for it too) has no second
+    // running best — values.row(1) goes unused — so its one row takes the storage of both, or, where its rows are wider
+    // than that and the walk reads arg_heap_panel_min_bytes or more, a panel of arg_heap_panel_bytes allocated for the
+    // call (the longer each row's piece, the fewer times its stream restarts).
     const bool grouped = group.rank == 1 && arg_walks_groups(group.sizes[0], pitch_bytes<T>(group.strides[1][0]));
     std::size_t panel =
         grouped ? std::min(values.whole_panel, indices.whole_panel) : std::min(values.panel, indices.panel);
