@@ -6,11 +6,13 @@
 #include <type_traits>
 #include <utility>
 
+#include "../core/inline.hpp"
+
 namespace tensorops::iter {
 
 namespace detail {
 template <class F, std::size_t... K>
-[[gnu::always_inline]] constexpr void unrolled_steps(F& f, std::index_sequence<K...>) {
+[[TENSOROPS_ALWAYS_INLINE]] constexpr void unrolled_steps(F& f, std::index_sequence<K...>) {
     (f(std::integral_constant<std::size_t, K>{}), ...);
 }
 }  // namespace detail
@@ -22,7 +24,7 @@ template <class F, std::size_t... K>
 /// inlined, for the same reason: GCC 12 -O2 called it out of line from float16 kernels, whose eight conversions make
 /// the body large, with the accumulators in memory.
 template <std::size_t N, class F>
-[[gnu::always_inline]] constexpr void unrolled(F&& f) {
+[[TENSOROPS_ALWAYS_INLINE]] constexpr void unrolled(F&& f) {
     detail::unrolled_steps(f, std::make_index_sequence<N>{});
 }
 
@@ -31,7 +33,7 @@ template <std::size_t N, class F>
 /// always inline, and an array whose address reaches an outlined call lives on the stack for the whole loop — a store
 /// and a reload of every accumulator at every step, a store-to-load forwarding in every accumulator's dependency chain.
 template <class V, std::size_t N>
-[[gnu::always_inline]] constexpr void fill_unrolled(std::array<V, N>& values, const V& value) {
+[[TENSOROPS_ALWAYS_INLINE]] constexpr void fill_unrolled(std::array<V, N>& values, const V& value) {
     unrolled<N>([&](auto k) { values[k] = value; });
 }
 

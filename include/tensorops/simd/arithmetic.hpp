@@ -8,6 +8,7 @@
 
 #include <type_traits>
 
+#include "../core/inline.hpp"
 #include "implementations.hpp"
 #include "pack.hpp"
 
@@ -15,7 +16,7 @@ namespace tensorops::simd {
 
 /// Lane-wise product; integer lanes wrap modulo 2^N (no undefined behaviour on any path).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P mul(const P& a, const P& b) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P mul(const P& a, const P& b) noexcept {
     if constexpr (std::is_floating_point_v<typename P::value_type> || P::size == 1) return a * b;  // scalar_pack wraps integers itself
     else return kernel::multiply_integers(a, b, isa_of<P>{});
 }
@@ -24,7 +25,7 @@ template <class P>
 /// fma(a, 1, b), which is bit-identical (a·1 is exact, so one rounding of a + b) but may issue on the multiply-add
 /// ports as well as the add ports: in shuffle-heavy kernels (in-register scans) the add ports are the bottleneck.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P add(const P& a, const P& b) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P add(const P& a, const P& b) noexcept {
     return kernel::add(a, b, isa_of<P>{});
 }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "../core/inline.hpp"
 #include "pack.hpp"
 #include "prefetch.hpp"
 
@@ -26,7 +27,7 @@ inline constexpr std::size_t inline_copy_max_bytes = 2048;
 /// Copies copy_block_bytes bytes from `source` to `destination` (non-overlapping) in one register: a load and a store
 /// of the pack of bytes. (Not a memcpy of that constant size: GCC 12 expands one of 32 bytes into two 16-byte moves at
 /// x86-64-v3, twice the loads and stores, and slower in gather's and scatter's loops of short copies.)
-[[gnu::always_inline]] inline void copy_block(std::byte* destination, const std::byte* source) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void copy_block(std::byte* destination, const std::byte* source) noexcept {
     if constexpr (lanes<std::uint8_t> == copy_block_bytes)
         simd::store(reinterpret_cast<std::uint8_t*>(destination), simd::load(reinterpret_cast<const std::uint8_t*>(source)));
     else
@@ -70,7 +71,8 @@ inline void copy_stream(std::byte* destination, const std::byte* source, std::si
 /// costs more than the copy inlined, scattering and gathering alike, with the same hints ahead (the figures:
 /// bench/journal/notes-simd-and-iter.md). Why the calls cost this much was not pinned down (on the CPU measured,
 /// glibc picked its AVX-512 variant).
-[[gnu::always_inline]] inline void copy_bytes(std::byte* destination, const std::byte* source, std::size_t bytes) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void copy_bytes(std::byte* destination, const std::byte* source,
+                                                   std::size_t bytes) noexcept {
     constexpr std::size_t block = copy_block_bytes;
     if (bytes < block) {
         std::memcpy(destination, source, bytes);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../core/inline.hpp"
 #include "isa.hpp"
 #include "portable.hpp"
 #include "register.hpp"
@@ -39,17 +40,18 @@ struct lane_index_of<xsimd::batch<T, A>> {
 namespace kernel {
 
 template <class P, class T>
-[[nodiscard, gnu::always_inline]] inline P load(const T* source, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load(const T* source, isa::generic) noexcept {
     return P::load_unaligned(source);
 }
 
 template <class T, class P>
-[[gnu::always_inline]] inline void store(T* destination, const P& value, isa::generic) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void store(T* destination, const P& value, isa::generic) noexcept {
     value.store_unaligned(destination);
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P select(const typename P::batch_bool_type& condition, const P& a, const P& b, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P select(const typename P::batch_bool_type& condition, const P& a,
+                                                       const P& b, isa::generic) noexcept {
     return xsimd::select(condition, a, b);
 }
 
@@ -58,7 +60,7 @@ template <class P>
 /// lanes, a call that GCC 12 -O2 leaves out of line (in the loop of an int8 SUM over rows, among others). Other masks:
 /// xsimd's select of a constant mask.
 template <class Pattern, class P>
-[[nodiscard, gnu::always_inline]] inline P select_constant(const P& a, const P& b, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P select_constant(const P& a, const P& b, isa::generic) noexcept {
     using V = typename P::value_type;
     if constexpr (sizeof(typename P::batch_bool_type) == sizeof(P)) {  // a mask in a vector register (not AVX-512's k)
         using U = typename detail::unsigned_of_size<sizeof(V)>::type;
@@ -75,27 +77,29 @@ template <class Pattern, class P>
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline typename P::batch_bool_type is_nan(const P& value, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline typename P::batch_bool_type is_nan(const P& value,
+                                                                                 isa::generic) noexcept {
     return xsimd::isnan(value);
 }
 
 template <class P, class Q>
-[[nodiscard, gnu::always_inline]] inline Q select_lanes(const typename P::batch_bool_type& condition, const Q& a, const Q& b, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline Q select_lanes(const typename P::batch_bool_type& condition, const Q& a,
+                                                             const Q& b, isa::generic) noexcept {
     return xsimd_compat::bitwise_cast<Q>(xsimd::select(condition, xsimd_compat::bitwise_cast<P>(a), xsimd_compat::bitwise_cast<P>(b)));
 }
 
 template <class M>
-[[nodiscard, gnu::always_inline]] inline M and_not(const M& a, const M& b, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline M and_not(const M& a, const M& b, isa::generic) noexcept {
     return a & !b;
 }
 
 template <class M>
-[[nodiscard, gnu::always_inline]] inline bool any(const M& condition, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline bool any(const M& condition, isa::generic) noexcept {
     return xsimd::any(condition);
 }
 
 template <class M>
-[[nodiscard, gnu::always_inline]] inline std::uint64_t lane_bits(const M& mask, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline std::uint64_t lane_bits(const M& mask, isa::generic) noexcept {
     using P = typename M::batch_type;
     alignas(64) bool set[P::size];
     mask.store_aligned(set);
@@ -106,7 +110,7 @@ template <class M>
 
 /// Lane-wise a + b; for float lanes of a register that fuses multiply-add, fma(a, 1, b) (see simd::add).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P add(const P& a, const P& b, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P add(const P& a, const P& b, isa::generic) noexcept {
     if constexpr (std::is_floating_point_v<typename P::value_type> && P::size > 1 && fused_multiply_add<P>)
         return xsimd::fma(a, P(typename P::value_type(1)), b);
     else
@@ -116,7 +120,7 @@ template <class P>
 /// Maximum and minimum propagating NaN: two NaN tests, an or, an add and a blend; of two zeros the second (maxps's and
 /// minps's operand order, fixed for every xsimd version by xsimd_compat).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P max_propagate_nan(const P& a, const P& b, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P max_propagate_nan(const P& a, const P& b, isa::generic) noexcept {
     if constexpr (std::is_floating_point_v<typename P::value_type>)
         return xsimd::select(xsimd::isnan(a) | xsimd::isnan(b), a + b, xsimd_compat::max_or_second(a, b));
     else
@@ -124,7 +128,7 @@ template <class P>
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P min_propagate_nan(const P& a, const P& b, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P min_propagate_nan(const P& a, const P& b, isa::generic) noexcept {
     if constexpr (std::is_floating_point_v<typename P::value_type>)
         return xsimd::select(xsimd::isnan(a) | xsimd::isnan(b), a + b, xsimd_compat::min_or_second(a, b));
     else
@@ -133,44 +137,45 @@ template <class P>
 
 /// a where a > b, else b (x86: one maxps, b where either is NaN, as x86/avx512_on_avx2.hpp's form).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P max_ignoring_nan(const P& a, const P& b, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P max_ignoring_nan(const P& a, const P& b, isa::generic) noexcept {
     return xsimd_compat::max_or_second(a, b);
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P clamp_below_keeping_nan(const P& x, const P& floor, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P clamp_below_keeping_nan(const P& x, const P& floor,
+                                                                        isa::generic) noexcept {
     return xsimd::select(x < floor, floor, x);
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P abs_floating(const P& value, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P abs_floating(const P& value, isa::generic) noexcept {
     return xsimd::abs(value);
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P sqrt(const P& value, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P sqrt(const P& value, isa::generic) noexcept {
     return xsimd::sqrt(value);
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P fms(const P& a, const P& b, const P& c, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P fms(const P& a, const P& b, const P& c, isa::generic) noexcept {
     return xsimd::fms(a, b, c);
 }
 
 /// a · b + c and c − a · b (rounded once where the register fuses multiply-add: xsimd's fused forms; x86/avx512.hpp
 /// has its own, xsimd 8.1 having none for AVX-512 registers).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P fma(const P& a, const P& b, const P& c, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P fma(const P& a, const P& b, const P& c, isa::generic) noexcept {
     return xsimd::fma(a, b, c);
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P fnma(const P& a, const P& b, const P& c, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P fnma(const P& a, const P& b, const P& c, isa::generic) noexcept {
     return xsimd::fnma(a, b, c);
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P round_to_integer(const P& value, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P round_to_integer(const P& value, isa::generic) noexcept {
     return xsimd::nearbyint(value);
 }
 

@@ -10,6 +10,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "../core/inline.hpp"
 #include "generic.hpp"
 #include "isa.hpp"
 #include "math_constants.hpp"
@@ -34,20 +35,20 @@ inline constexpr float round_to_biased_steps = round_to_biased_steps_of(exp2_ste
 /// a · b + c per floating lane, rounded once where the register fuses multiply-add (kernel::fma of its instruction set:
 /// the same instruction whatever the xsimd version and the compiler).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P multiply_add(const P& a, const P& b, const P& c) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P multiply_add(const P& a, const P& b, const P& c) noexcept {
     return kernel::fma(a, b, c, isa_of<P>{});
 }
 
 /// c − a · b per floating lane, rounded once where the register fuses multiply-add (kernel::fnma).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P negated_multiply_add(const P& a, const P& b, const P& c) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P negated_multiply_add(const P& a, const P& b, const P& c) noexcept {
     return kernel::fnma(a, b, c, isa_of<P>{});
 }
 
 /// The polynomial with float coefficients `highest`, rest… (highest degree first, the constant last) at f, per lane,
 /// by Horner's rule: one fused multiply-add per coefficient after the first.
 template <class P, class... Rest>
-[[nodiscard, gnu::always_inline]] inline P horner(const P& f, float highest, Rest... rest) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P horner(const P& f, float highest, Rest... rest) noexcept {
     P p(highest);
     ((p = detail::multiply_add(p, f, P(rest))), ...);
     return p;
@@ -57,14 +58,14 @@ template <class P, class... Rest>
 /// below: a degree-5 polynomial fitted for least maximum relative error (1.8·10⁻⁷, about 1.5 ulp), five fused
 /// multiply-adds. NaN for NaN f.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P polynomial_exp2(const P& f) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P polynomial_exp2(const P& f) noexcept {
     return horner(f, 0x1.5ce202p-10f, 0x1.3cea90p-7f, 0x1.c6b426p-5f, 0x1.ebf9bcp-3f, 0x1.62e42cp-1f, 1.0f);
 }
 
 /// 2^(f/8) per float lane for f in [−½, ½]: a degree-3 polynomial fitted for least maximum relative error
 /// (2.8·10⁻⁸), three fused multiply-adds. NaN for NaN f.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P polynomial_exp2_eighth(const P& f) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P polynomial_exp2_eighth(const P& f) noexcept {
     constexpr const float* c = exp2_eighth_coefficients;
     return horner(f, c[0], c[1], c[2], c[3]);
 }
@@ -73,7 +74,7 @@ template <class P>
 /// −126 ≤ n ≤ 127: the last step of exp_shifted. 2^f is polynomial_exp2; 2^n is added to its exponent field as
 /// an integer (a NaN f with payload bits in biased may come out as a number: exp_shifted's x are never NaN).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P exp2_reduced(const P& f, const P& biased) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P exp2_reduced(const P& f, const P& biased) noexcept {
     using I = xsimd::as_integer_t<P>;
     const P p = polynomial_exp2(f);
     const I exponent = xsimd_compat::bitwise_cast<I>(biased) << 23;  // n · 2^23: the low bits of biased hold 2^22 + n
@@ -91,7 +92,7 @@ template <class P>
 /// Twenty-odd vector operations for four lanes, against a call of std::exp per lane. xsimd 8.1's own double exp is
 /// not used: it converts ±inf to a 64-bit integer on AVX2 (undefined behaviour, see kernel::exp in generic.hpp).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P exp_double_lanes(const P& value) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P exp_double_lanes(const P& value) noexcept {
     using I = xsimd::as_integer_t<P>;
     constexpr double log2e = 1.4426950408889634074, ln2_high = 0x1.62e42feep-1, ln2_low = 0x1.a39ef35793c76p-33;
     constexpr double round_to_integer = 0x1.8p52;  // 1.5 · 2^52
@@ -115,7 +116,7 @@ template <class P>
 /// e^r per float lane for |r| ≤ ½ ln 2 (a little beyond costs little): its Taylor polynomial of degree 7 (truncation
 /// below 6·10⁻⁹ relative on that interval, a tenth of an ulp) by Horner's rule, seven fused multiply-adds. NaN for NaN r.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P polynomial_exp(const P& r) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P polynomial_exp(const P& r) noexcept {
     return horner(r, 1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f);
 }
 
@@ -125,7 +126,7 @@ template <class P>
 /// in the subnormal range is rounded once, one past the largest float is +inf and one below half the smallest
 /// subnormal is 0. A NaN p gives NaN whatever biased holds.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P scale_by_power_of_two(const P& p, const P& biased) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P scale_by_power_of_two(const P& p, const P& biased) noexcept {
     using I = xsimd::as_integer_t<P>;
     constexpr std::int32_t rounding_bits = 0x4B400000;  // the bits of 1.5 · 2^23: biased's bits less these are n
     const I n = xsimd_compat::bitwise_cast<I>(biased) - I(rounding_bits);
@@ -137,7 +138,7 @@ template <class P>
 /// x clamped to [low, high] per float lane, NaN kept (the exponentials' range: beyond it their results are 0 or +inf
 /// either way).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P clamp_keeping_nan(const P& x, float low, float high) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P clamp_keeping_nan(const P& x, float low, float high) noexcept {
     const P above_low = kernel::clamp_below_keeping_nan(x, P(low), isa_of<P>{});
     return xsimd::select(above_low > P(high), P(high), above_low);
 }
@@ -150,7 +151,7 @@ template <class P>
 /// r = x − n · ln 2 in two steps, ln 2 split into a high part of 16 bits (n · ln2_high is exact, with or without fused
 /// multiply-add) and the rest, |r| ≤ ½ ln 2 nearly; e^r by polynomial_exp; times 2^n by scale_by_power_of_two.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P exp_float_lanes(const P& x) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P exp_float_lanes(const P& x) noexcept {
     constexpr float round_to_integer = 12582912.0f, ln2_high = 0x1.62e4p-1f, ln2_low = 0x1.7f7d1cp-20f;
     const P clamped = clamp_keeping_nan(x, -104.0f, 89.0f);
     const P biased = detail::multiply_add(clamped, P(log2e_float), P(round_to_integer));
@@ -163,7 +164,7 @@ template <class P>
 /// Algorithm: x clamped to [−151, 129], keeping NaN; n = round(x) by adding 1.5 · 2^23, f = x − n exact (|f| ≤ ½);
 /// 2^f = e^(f · ln 2) by polynomial_exp; times 2^n by scale_by_power_of_two.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P exp2_float_lanes(const P& x) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P exp2_float_lanes(const P& x) noexcept {
     constexpr float round_to_integer = 12582912.0f;
     const P clamped = clamp_keeping_nan(x, -151.0f, 129.0f);
     const P biased = clamped + P(round_to_integer);
@@ -186,7 +187,7 @@ struct log_parts {
 /// [−1/3, 1/3] (3.7·10⁻⁸; about 1 ulp in float with the rounding of its evaluation). Its products feed fused
 /// multiply-adds as multiplicands: nothing a compiler could contract differently in different inlined copies.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline log_parts<P> log_float_parts(const P& x) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline log_parts<P> log_float_parts(const P& x) noexcept {
     using I = xsimd::as_integer_t<P>;
     constexpr std::int32_t two_thirds = 0x3F2AAAAB;  // the bits of 2/3 rounded to float
     const I bits = xsimd_compat::bitwise_cast<I>(x);
@@ -209,7 +210,7 @@ template <class P>
 /// log_float_parts, added in one fused multiply-add with ln 2 rounded to float (its error, |k| · 1.9·10⁻⁹, stays below a
 /// tenth of an ulp of ln x for every k); the special values by selects.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P log_float_lanes(const P& x) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P log_float_lanes(const P& x) noexcept {
     const auto subnormal = x < P(std::numeric_limits<float>::min());
     const auto parts = log_float_parts(xsimd::select(subnormal, x * P(0x1p23f), x));
     const P exponent = parts.exponent - xsimd::select(subnormal, P(23.0f), P(0.0f));
@@ -233,7 +234,7 @@ template <class P>
 /// its exponent field as an integer: thirteen vector instructions, about half of xsimd's exp with its range checks.
 /// (Degree 6 would be 1 ulp for one more fused multiply-add on the ports log-sum-exp is bound by.)
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P exp_shifted_float_lanes(const P& x, const P& shift) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P exp_shifted_float_lanes(const P& x, const P& shift) noexcept {
     const P log2e(log2e_float);
     const P t = xsimd_compat::max_or_second(P(-125.0f), (x - shift) * log2e);
     const P round_to_integer(12582912.0f);  // 1.5 · 2^23
@@ -248,7 +249,8 @@ namespace kernel {
 /// Dekker's two-product: one fused multiply-subtract where fused multiply-add is an instruction, else Veltkamp's split
 /// of a and b into halves whose products are exact (ten more operations).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P product_error(const P& a, const P& b, const P& p, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P product_error(const P& a, const P& b, const P& p,
+                                                              isa::generic) noexcept {
     if constexpr (fused_multiply_add<P>) {
         return kernel::fms(a, b, p, isa_of<P>{});
     } else {
@@ -270,7 +272,7 @@ template <class P>
 /// convert ±inf to a 64-bit integer on AVX2: undefined behaviour, caught by UBSan for log(0) and exp(−inf)). Nothing of
 /// xsimd's math library, whose results differ between its releases.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P exp(const P& value, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P exp(const P& value, isa::generic) noexcept {
     if constexpr (std::is_same_v<typename P::value_type, double>)
         return detail::each_lane(value, [](double x) { return std::exp(x); });
     else
@@ -279,7 +281,7 @@ template <class P>
 
 /// ln x: detail::log_float_lanes for float lanes, std::log lane by lane for double lanes (as exp).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P log(const P& value, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P log(const P& value, isa::generic) noexcept {
     if constexpr (std::is_same_v<typename P::value_type, double>)
         return detail::each_lane(value, [](double x) { return std::log(x); });
     else
@@ -287,13 +289,14 @@ template <class P>
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P exp_shifted(const P& x, const P& shift, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P exp_shifted(const P& x, const P& shift, isa::generic) noexcept {
     if constexpr (std::is_same_v<typename P::value_type, float>) return detail::exp_shifted_float_lanes(x, shift);
     else return detail::exp_double_lanes(x - shift);
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline power_of_two_reference<P> power_of_two_reference_of(const P& k, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline power_of_two_reference<P> power_of_two_reference_of(
+    const P& k, isa::generic) noexcept {
     constexpr float steps = static_cast<float>(detail::exp2_steps<P>), rounding = detail::round_to_biased_steps<P>;
     return {detail::multiply_add(k, P(ln2_float), P(-125.0f * ln2_float)), k * P(steps) - P(rounding)};
 }
@@ -316,8 +319,9 @@ template <class P>
 /// top). The last product is added to `sum` in one fused multiply-add where the register fuses (the same instruction
 /// whatever the compiler: see simd::add_exp_over_power_of_two).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P add_exp_over_power_of_two(const P& sum, const P& x, const power_of_two_reference<P>& r,
-                                                                     isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P add_exp_over_power_of_two(const P& sum, const P& x,
+                                                                          const power_of_two_reference<P>& r,
+                                                                          isa::generic) noexcept {
     using I = xsimd::as_integer_t<P>;
     constexpr float steps = static_cast<float>(detail::exp2_steps<P>);
     const P scaled_log2e(steps * log2e_float);  // exact: steps is a power of two
@@ -351,7 +355,7 @@ template <class P>
 /// for |top·L| near 2^22, by a fused multiply-subtract, the sums' by two-sums), so neither rounding reaches the
 /// factor: 2^−high (detail::exp2_float_lanes, whose reduced argument high − n is exact) times 1 − low·ln 2.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P power_of_two_over_exp(const P& k, const P& top, isa::generic) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P power_of_two_over_exp(const P& k, const P& top, isa::generic) noexcept {
     const P log2e(log2e_float), ln2(ln2_float);
     const auto two_sum = [](const P& a, const P& b, P& error) {  // a + b = sum + error exactly
         const P sum = a + b, b_part = sum - a;

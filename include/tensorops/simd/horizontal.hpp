@@ -10,10 +10,11 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "../core/inline.hpp"
+#include "../iter/unroll.hpp"
 #include "arithmetic.hpp"
 #include "minmax.hpp"
 #include "pack.hpp"
-#include "../iter/unroll.hpp"
 #include "shuffle.hpp"
 
 namespace tensorops::simd {
@@ -23,14 +24,15 @@ namespace detail {
 /// Lane 0 after K, K/2, …, 1-lane steps of lane i ∘= lane i + K, in the register (lane shifts: one or two
 /// shuffles each): the balanced tree above, without leaving the vector unit.
 template <std::size_t K, class P, class Combine>
-[[nodiscard, gnu::always_inline]] inline P fold_lanes(const P& value, Combine combine) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P fold_lanes(const P& value, Combine combine) noexcept {
     const P folded = combine(value, shift_lanes_down<K>(value, typename P::value_type(0)));
     if constexpr (K > 1) return fold_lanes<K / 2>(folded, combine);
     else return folded;
 }
 
 template <class P, class Combine>
-[[nodiscard, gnu::always_inline]] inline typename P::value_type reduce_lanes(const P& value, Combine combine) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline typename P::value_type reduce_lanes(const P& value,
+                                                                                  Combine combine) noexcept {
     if constexpr (P::size == 1) return to_array(value)[0];
     else return to_array(fold_lanes<P::size / 2>(value, combine))[0];
 }
@@ -39,25 +41,25 @@ template <class P, class Combine>
 
 /// Sum of all lanes (pairwise; integers wrap).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline typename P::value_type reduce_add(const P& value) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline typename P::value_type reduce_add(const P& value) noexcept {
     return detail::reduce_lanes(value, [](const P& a, const P& b) { return a + b; });  // vector lanes wrap
 }
 
 /// Product of all lanes (pairwise; integers wrap).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline typename P::value_type reduce_mul(const P& value) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline typename P::value_type reduce_mul(const P& value) noexcept {
     return detail::reduce_lanes(value, [](const P& a, const P& b) { return simd::mul(a, b); });
 }
 
 /// Largest lane; NaN if any lane is NaN.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline typename P::value_type reduce_max(const P& value) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline typename P::value_type reduce_max(const P& value) noexcept {
     return detail::reduce_lanes(value, [](const P& a, const P& b) { return max_propagate_nan(a, b); });
 }
 
 /// Smallest lane; NaN if any lane is NaN.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline typename P::value_type reduce_min(const P& value) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline typename P::value_type reduce_min(const P& value) noexcept {
     return detail::reduce_lanes(value, [](const P& a, const P& b) { return min_propagate_nan(a, b); });
 }
 
@@ -72,7 +74,7 @@ struct low_halves_of_segments {
 /// fold_lanes' levels K, K/2, …, down to Last (lane i ∘= lane i + K): lanes [0, Last) then hold the partial
 /// combinations that fold_lanes' remaining levels would combine.
 template <std::size_t K, std::size_t Last, class P, class Combine>
-[[nodiscard, gnu::always_inline]] inline P fold_lanes_down_to(const P& value, Combine& combine) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P fold_lanes_down_to(const P& value, Combine& combine) noexcept {
     const P folded = combine(value, shift_lanes_down<K>(value, typename P::value_type(0)));
     if constexpr (K > Last) return fold_lanes_down_to<K / 2, Last>(folded, combine);
     else return folded;
@@ -81,7 +83,7 @@ template <std::size_t K, std::size_t Last, class P, class Combine>
 /// One butterfly level of reduce_lanes_of_rows: rows[i] for i < Count / 2 becomes, segment by segment (2K lanes),
 /// the lane pairs (l, l + K) of rows[i] in the low half and of rows[i + Count / 2] in the high half, combined.
 template <std::size_t K, std::size_t Count, class P, std::size_t G, class Combine>
-[[gnu::always_inline]] inline void fold_row_pairs(std::array<P, G>& rows, Combine& combine) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void fold_row_pairs(std::array<P, G>& rows, Combine& combine) noexcept {
     using low = low_halves_of_segments<K>;
     iter::unrolled<Count / 2>([&](auto i) TENSOROPS_INLINE_STEP {  // unrolled: see reduce_lanes_of_rows
         const P& u = rows[i];
@@ -103,7 +105,7 @@ template <std::size_t K, std::size_t Count, class P, std::size_t G, class Combin
 /// commutative: the upper half of a segment meets its pair in the other order.
 template <std::size_t G, class P, class Combine>
     requires(G >= 1 && G <= P::size && (G & (G - 1)) == 0)
-[[nodiscard, gnu::always_inline]] inline P reduce_lanes_of_rows(std::array<P, G> rows, Combine combine) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P reduce_lanes_of_rows(std::array<P, G> rows, Combine combine) noexcept {
     // Loops over the registers are unrolled (iter::unrolled): as run-time loops, GCC 12 -O2 kept `rows` on the stack
     // and did not inline the short-row kernel's group step that calls this.
     if constexpr (P::size > G)

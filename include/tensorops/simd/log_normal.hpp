@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../core/inline.hpp"
 #include "math.hpp"
 #include "pack.hpp"
 #include "warnings.hpp"
@@ -25,7 +26,7 @@ namespace tensorops::simd {
 /// Other x give unspecified values (0, subnormals, infinities, NaN, negative numbers: no special cases), without
 /// undefined behaviour. Double lanes: simd::log.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P log_of_normal(const P& x) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P log_of_normal(const P& x) noexcept {
 #if TENSOROPS_HAS_XSIMD
     if constexpr (std::is_same_v<typename P::value_type, float>) {
         const auto parts = detail::log_float_parts(x);
@@ -44,7 +45,7 @@ template <class P>
 /// of s + L with L small next to s, whose ln s is known: ln s + ln(1 + L/s). Seven multiply-adds, nothing a compiler
 /// could contract with a caller's sum (the last one takes it).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P add_log1p_small(const P& base, const P& u) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P add_log1p_small(const P& base, const P& u) noexcept {
     using C = typename P::value_type;
     static_assert(std::is_same_v<C, float>, "float coefficients: accurate to float only");
     // R by Horner's rule from the highest degree down: r · u + c as fms(r, u, −c).

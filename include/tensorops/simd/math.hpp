@@ -10,6 +10,7 @@
 
 #include <type_traits>
 
+#include "../core/inline.hpp"
 #include "implementations.hpp"
 #include "math_constants.hpp"
 #include "minmax.hpp"
@@ -19,7 +20,7 @@ namespace tensorops::simd {
 
 /// |x| per lane; for signed integers |min| wraps to min; unsigned lanes are returned unchanged.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P abs(const P& value) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P abs(const P& value) noexcept {
     using C = typename P::value_type;
     if constexpr (std::is_unsigned_v<C>) return value;
     else if constexpr (std::is_integral_v<C>) return simd::select(value < P(C(0)), P(C(0)) - value, value);
@@ -28,14 +29,14 @@ template <class P>
 
 /// √x per lane (floating lanes).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P sqrt(const P& value) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P sqrt(const P& value) noexcept {
     return kernel::sqrt(value, isa_of<P>{});
 }
 
 /// a · b − c per floating lane, rounded once (a fused multiply-subtract) where the register fuses multiply-add
 /// (fused_multiply_add), else a multiply and a subtract.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P fms(const P& a, const P& b, const P& c) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P fms(const P& a, const P& b, const P& c) noexcept {
     return kernel::fms(a, b, c, isa_of<P>{});
 }
 
@@ -43,13 +44,13 @@ template <class P>
 /// where fused multiply-add is an instruction, else Veltkamp's split of a and b into halves whose products are
 /// exact (ten more operations). For |a|, |b| below 2^−12 · the largest finite value (the split's 4097 · a).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P product_error(const P& a, const P& b, const P& p) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P product_error(const P& a, const P& b, const P& p) noexcept {
     return kernel::product_error(a, b, p, isa_of<P>{});
 }
 
 /// x rounded to the nearest integer (ties to even) per floating lane.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P round_to_integer(const P& value) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P round_to_integer(const P& value) noexcept {
     return kernel::round_to_integer(value, isa_of<P>{});
 }
 
@@ -84,7 +85,7 @@ template <class P>
 /// Inline: nothing in it a compiler could contract differently from one caller to another (see
 /// detail::exp_shifted_float_lanes).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P exp_shifted(const P& x, const P& shift) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P exp_shifted(const P& x, const P& shift) noexcept {
     return kernel::exp_shifted(x, shift, isa_of<P>{});
 }
 
@@ -93,7 +94,7 @@ inline constexpr float largest_power_of_two_reference = 0x1p20f;
 
 /// The power_of_two_reference (math_constants.hpp) of k: one fused multiply-add, one multiply and one subtraction.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline power_of_two_reference<P> power_of_two_reference_of(const P& k) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline power_of_two_reference<P> power_of_two_reference_of(const P& k) noexcept {
     return kernel::power_of_two_reference_of(k, isa_of<P>{});
 }
 
@@ -114,20 +115,22 @@ template <class P>
 /// the AVX2 ones, ops/detail/log_sum_exp/avx512.hpp) cannot leave that to the compiler. With a zero sum it is the term
 /// itself (0 + p·q is p·q rounded once).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P add_exp_over_power_of_two(const P& sum, const P& x, const power_of_two_reference<P>& r) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P add_exp_over_power_of_two(const P& sum, const P& x,
+                                                                          const power_of_two_reference<P>& r) noexcept {
     static_assert(std::is_same_v<typename P::value_type, float>);
     return kernel::add_exp_over_power_of_two(sum, x, r, isa_of<P>{});
 }
 
 /// exp_over_power_of_two(x, r), as documented above: add_exp_over_power_of_two with a zero sum.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P exp_over_power_of_two(const P& x, const power_of_two_reference<P>& r) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P exp_over_power_of_two(const P& x,
+                                                                      const power_of_two_reference<P>& r) noexcept {
     return simd::add_exp_over_power_of_two(P(0.0f), x, r);
 }
 
 /// exp_over_power_of_two with the reference's constants computed here.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P exp_over_power_of_two(const P& x, const P& k) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P exp_over_power_of_two(const P& x, const P& k) noexcept {
     return simd::exp_over_power_of_two(x, simd::power_of_two_reference_of(k));
 }
 
@@ -135,7 +138,7 @@ template <class P>
 /// top·L − k in [−1, 120]: the factor that turns a sum of exp_over_power_of_two(x, k) into Σ e^(x − top), to a few
 /// ulp (the algorithm: kernel::power_of_two_over_exp in generic_math.hpp).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P power_of_two_over_exp(const P& k, const P& top) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P power_of_two_over_exp(const P& k, const P& top) noexcept {
     static_assert(std::is_same_v<typename P::value_type, float>);
     return kernel::power_of_two_over_exp(k, top, isa_of<P>{});
 }

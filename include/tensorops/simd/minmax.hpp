@@ -9,6 +9,7 @@
 
 #include <type_traits>
 
+#include "../core/inline.hpp"
 #include "implementations.hpp"
 #include "pack.hpp"
 
@@ -17,14 +18,14 @@ namespace tensorops::simd {
 /// Lane-wise larger of a and b; NaN in every lane where either is NaN.
 template <class P>
     requires(!std::is_arithmetic_v<P>)
-[[nodiscard, gnu::always_inline]] inline P max_propagate_nan(const P& a, const P& b) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P max_propagate_nan(const P& a, const P& b) noexcept {
     return kernel::max_propagate_nan(a, b, isa_of<P>{});
 }
 
 /// Lane-wise smaller of a and b; NaN in every lane where either is NaN.
 template <class P>
     requires(!std::is_arithmetic_v<P>)
-[[nodiscard, gnu::always_inline]] inline P min_propagate_nan(const P& a, const P& b) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P min_propagate_nan(const P& a, const P& b) noexcept {
     return kernel::min_propagate_nan(a, b, isa_of<P>{});
 }
 
@@ -32,7 +33,7 @@ template <class P>
 /// for kernels that catch NaN some other way (the NaN-propagating max_propagate_nan costs three).
 template <class P>
     requires(!std::is_arithmetic_v<P>)
-[[nodiscard, gnu::always_inline]] inline P max_ignoring_nan(const P& a, const P& b) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P max_ignoring_nan(const P& a, const P& b) noexcept {
     return kernel::max_ignoring_nan(a, b, isa_of<P>{});
 }
 
@@ -40,7 +41,7 @@ template <class P>
 /// what follows, for kernels that detect it there). One maxps on x86, whose second operand wins where either is NaN.
 template <class P>
     requires(!std::is_arithmetic_v<P>)
-[[nodiscard, gnu::always_inline]] inline P clamp_below_keeping_nan(const P& x, const P& floor) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P clamp_below_keeping_nan(const P& x, const P& floor) noexcept {
     return kernel::clamp_below_keeping_nan(x, floor, isa_of<P>{});
 }
 

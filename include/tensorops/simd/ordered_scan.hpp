@@ -9,6 +9,7 @@
 
 #include <cstddef>
 
+#include "../core/inline.hpp"
 #include "pack.hpp"
 #include "shuffle.hpp"
 
@@ -18,7 +19,8 @@ namespace tensorops::simd {
 /// taken from the highest lane down (a backward walk over memory). `op(earlier, later)` must be associative, with
 /// `identity` its identity; it need not be commutative (a maximum that keeps the first of equal values).
 template <bool Backward, std::size_t Step = 1, class P, class Op>
-[[nodiscard, gnu::always_inline]] inline P scan_lanes_in_order(const P& value, const Op& op, typename P::value_type identity) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P scan_lanes_in_order(const P& value, const Op& op,
+                                                                    typename P::value_type identity) noexcept {
     if constexpr (Step < P::size) {
         if constexpr (Backward) return scan_lanes_in_order<Backward, Step * 2>(op(shift_lanes_down<Step>(value, identity), value), op, identity);
         else return scan_lanes_in_order<Backward, Step * 2>(op(shift_lanes_up<Step>(value, identity), value), op, identity);
@@ -44,7 +46,8 @@ struct earlier_lane_or_self {
 /// simd::permutes_in_register: x86 registers of 32- and 64-bit lanes) instead of a shift and a blend with the identity.
 /// Other registers take scan_lanes_in_order. Same results: both give each lane op over its prefix, in order.
 template <bool Backward, std::size_t Step = 1, class P, class Op>
-[[nodiscard, gnu::always_inline]] inline P scan_lanes_idempotent(const P& value, const Op& op, typename P::value_type identity) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P scan_lanes_idempotent(const P& value, const Op& op,
+                                                                      typename P::value_type identity) noexcept {
     if constexpr (permutes_in_register<P>) {
         if constexpr (Step < P::size)
             return scan_lanes_idempotent<Backward, Step * 2>(op(permute_constant<detail::earlier_lane_or_self<Step, Backward>>(value), value), op, identity);

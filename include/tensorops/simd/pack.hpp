@@ -42,6 +42,7 @@
 #include <type_traits>
 
 #include "../core/element.hpp"
+#include "../core/inline.hpp"
 #include "config.hpp"
 #include "implementations.hpp"
 #include "register.hpp"
@@ -50,7 +51,7 @@ namespace tensorops::simd {
 
 /// Every lane set to `value`.
 template <builtin_element T>
-[[nodiscard, gnu::always_inline]] inline pack<T> broadcast(compute_t<T> value) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline pack<T> broadcast(compute_t<T> value) noexcept {
     return pack<T>(value);
 }
 
@@ -58,7 +59,7 @@ template <builtin_element T>
 /// float16 by F16C or AVX-512F where the compiler targets it, bfloat16 by integer shifts (SSE2, AVX2, AVX-512F) —
 /// kernel::load_halves, the name of the 16-bit floats' loads.
 template <builtin_element T>
-[[nodiscard, gnu::always_inline]] inline pack<T> load(const T* source) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline pack<T> load(const T* source) noexcept {
     using P = pack<T>;
     if constexpr (narrow_float<T>) return kernel::load_halves<P>(source, isa_of<P>{});
     else return kernel::load<P>(source, isa_of<P>{});
@@ -68,7 +69,7 @@ template <builtin_element T>
 /// A narrow float is rounded once, to nearest even (NaN stays NaN, overflow gives ±inf, subnormals are kept): the
 /// same bits as its scalar conversion on every instruction set.
 template <builtin_element T>
-[[gnu::always_inline]] inline void store(T* destination, const pack<T>& value) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void store(T* destination, const pack<T>& value) noexcept {
     using P = pack<T>;
     if constexpr (narrow_float<T>) kernel::store_halves(destination, value, isa_of<P>{});
     else kernel::store(destination, value, isa_of<P>{});
@@ -80,7 +81,8 @@ template <builtin_element T>
 /// detail::load_bytes_partial; bfloat16 with SSE4.1: detail::load_low_bytes), else through an array (a
 /// store-forwarding stall per load, and narrow lanes filled one by one: the last resort).
 template <builtin_element T>
-[[nodiscard, gnu::always_inline]] inline pack<T> load_partial(const T* source, std::size_t count, compute_t<T> fill) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline pack<T> load_partial(const T* source, std::size_t count,
+                                                                   compute_t<T> fill) noexcept {
     using P = pack<T>;
     if constexpr (narrow_float<T>) return kernel::load_halves_partial<P>(source, count, fill, isa_of<P>{});
     else return kernel::load_partial<P>(source, count, fill, isa_of<P>{});
@@ -88,7 +90,8 @@ template <builtin_element T>
 
 /// Stores the low `count` (≤ lanes<T>) lanes; writes nothing past destination[count - 1].
 template <builtin_element T>
-[[gnu::always_inline]] inline void store_partial(T* destination, const pack<T>& value, std::size_t count) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void store_partial(T* destination, const pack<T>& value,
+                                                      std::size_t count) noexcept {
     const auto values = to_array(value);
     for (std::size_t i = 0; i < count; ++i) destination[i] = static_cast<T>(values[i]);
 }

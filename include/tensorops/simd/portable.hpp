@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "../core/element.hpp"
+#include "../core/inline.hpp"
 #include "isa.hpp"
 #include "register.hpp"
 
@@ -30,32 +31,34 @@ namespace kernel {
 // load_halves, store_halves, load_halves_partial: the narrow floats (float16, bfloat16), one element at a time through
 // their scalar conversions.
 template <class P, narrow_float T>
-[[nodiscard, gnu::always_inline]] inline P load_halves(const T* source, isa::portable) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_halves(const T* source, isa::portable) noexcept {
     std::array<float, P::size> widened;
     for (std::size_t i = 0; i < P::size; ++i) widened[i] = static_cast<float>(source[i]);
     return from_array<P>(widened);
 }
 
 template <class P, narrow_float T>
-[[gnu::always_inline]] inline void store_halves(T* destination, const P& value, isa::portable) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void store_halves(T* destination, const P& value, isa::portable) noexcept {
     const auto lanes_in = to_array(value);
     for (std::size_t i = 0; i < P::size; ++i) destination[i] = T(lanes_in[i]);
 }
 
 template <class P, class T>
-[[nodiscard, gnu::always_inline]] inline P load_partial(const T* source, std::size_t count, typename P::value_type fill, isa::portable) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_partial(const T* source, std::size_t count,
+                                                             typename P::value_type fill, isa::portable) noexcept {
     std::array<typename P::value_type, P::size> values;
     for (std::size_t i = 0; i < P::size; ++i) values[i] = i < count ? static_cast<typename P::value_type>(source[i]) : fill;
     return from_array<P>(values);
 }
 
 template <class P, narrow_float T>
-[[nodiscard, gnu::always_inline]] inline P load_halves_partial(const T* source, std::size_t count, float fill, isa::portable) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_halves_partial(const T* source, std::size_t count, float fill,
+                                                                    isa::portable) noexcept {
     return kernel::load_partial<P>(source, count, fill, isa::portable{});
 }
 
 template <class P, class T>
-[[nodiscard, gnu::always_inline]] inline P load_widened(const T* source, isa::portable) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_widened(const T* source, isa::portable) noexcept {
     using U = typename P::value_type;
     std::array<U, P::size> values;
     for (std::size_t i = 0; i < P::size; ++i) values[i] = static_cast<U>(source[i]);
@@ -63,7 +66,8 @@ template <class P, class T>
 }
 
 template <class P, class T>
-[[nodiscard, gnu::always_inline]] inline P load_widened_partial(const T* source, std::size_t count, isa::portable) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_widened_partial(const T* source, std::size_t count,
+                                                                     isa::portable) noexcept {
     using U = typename P::value_type;
     std::array<U, P::size> values{};
     for (std::size_t i = 0; i < count; ++i) values[i] = static_cast<U>(source[i]);
@@ -71,14 +75,14 @@ template <class P, class T>
 }
 
 template <class T, class P>
-[[gnu::always_inline]] inline void store_narrowed(T* destination, const P& value, isa::portable) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void store_narrowed(T* destination, const P& value, isa::portable) noexcept {
     const auto lanes_in = to_array(value);
     for (std::size_t i = 0; i < P::size; ++i) destination[i] = static_cast<T>(lanes_in[i]);
 }
 
 /// Integer lanes multiplied one by one in the unsigned accumulator (wrapping, no undefined behaviour).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P multiply_integers(const P& a, const P& b, isa::portable) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P multiply_integers(const P& a, const P& b, isa::portable) noexcept {
     using C = typename P::value_type;
     const auto left = to_array(a), right = to_array(b);
     std::array<C, P::size> product;
@@ -87,7 +91,7 @@ template <class P>
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P add(const P& a, const P& b, isa::portable) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P add(const P& a, const P& b, isa::portable) noexcept {
     return a + b;
 }
 
@@ -101,17 +105,17 @@ template <std::size_t Bytes, class P>
 P shift_bytes_down(const P& value, isa::portable) noexcept;
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P broadcast_last(const P& value, isa::portable) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P broadcast_last(const P& value, isa::portable) noexcept {
     return P(to_array(value)[P::size - 1]);
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P broadcast_first(const P& value, isa::portable) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P broadcast_first(const P& value, isa::portable) noexcept {
     return P(to_array(value)[0]);
 }
 
 template <class Pattern, class P>
-[[nodiscard, gnu::always_inline]] inline P permute_constant(const P& value, isa::portable) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P permute_constant(const P& value, isa::portable) noexcept {
     constexpr std::size_t W = P::size;
     const auto in = to_array(value);
     std::array<typename P::value_type, W> out;

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "../core/inline.hpp"
 
 namespace tensorops::simd {
 
@@ -34,7 +35,8 @@ inline constexpr std::ptrdiff_t page_prefetch_distance = 65536;
 /// Always inlined: GCC 12 finds a function whose only effect is __builtin_prefetch to be "looping const" (a prefetch
 /// is no side effect to it) and drops the calls that its early inliner did not inline — the inner reduce kernel's
 /// loop, in an always-inlined member, lost every hint that way (clang kept them).
-[[gnu::always_inline]] inline void prefetch_ahead(const void* address, std::ptrdiff_t distance, std::size_t bytes) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void prefetch_ahead(const void* address, std::ptrdiff_t distance,
+                                                       std::size_t bytes) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
     const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(address) + static_cast<std::uintptr_t>(distance);
     for (std::size_t offset = 0; offset < bytes; offset += cache_line_bytes)
@@ -49,7 +51,7 @@ inline constexpr std::ptrdiff_t page_prefetch_distance = 65536;
 /// Hints that the cache line holding `address` will be written (ForWrite; x86: prefetchw where the target has it, else
 /// an ordinary prefetch) or read. A hint only, as prefetch_ahead.
 template <bool ForWrite>
-[[gnu::always_inline]] inline void prefetch_line_as(const void* address) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void prefetch_line_as(const void* address) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
     __builtin_prefetch(address, ForWrite ? 1 : 0, 3);
 #else
@@ -71,7 +73,8 @@ template <bool ForWrite>
 /// not do this job: it was no faster than no hints at all, and added to the page hints it slowed them
 /// (the figures: bench/journal/notes-simd-and-iter.md).
 template <bool ForWrite = false>
-[[gnu::always_inline]] inline void prefetch_page_ahead(const void* address, std::ptrdiff_t distance, std::size_t bytes) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void prefetch_page_ahead(const void* address, std::ptrdiff_t distance,
+                                                            std::size_t bytes) noexcept {
     const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(address) + static_cast<std::uintptr_t>(distance);
     const std::uintptr_t page = (first + page_bytes - 1) & ~static_cast<std::uintptr_t>(page_bytes - 1);
     if (page - first < bytes) prefetch_line_as<ForWrite>(reinterpret_cast<const void*>(page));
@@ -95,7 +98,7 @@ public:
         next_page_ = (first + page_bytes - 1) & ~static_cast<std::uintptr_t>(page_bytes - 1);
         next_step_ = (next_page_ - first) / StepBytes;
     }
-    [[gnu::always_inline]] const void* at(std::size_t step) noexcept {
+    [[TENSOROPS_ALWAYS_INLINE]] const void* at(std::size_t step) noexcept {
         if (step != next_step_) return nullptr;
         const void* const line = reinterpret_cast<const void*>(next_page_);
         prefetch_line_as<false>(line);
@@ -113,7 +116,8 @@ private:
 /// last cache line of the page that ends in [address − distance, address − distance + bytes), if one does — the line at
 /// which the walk will enter that page.
 template <bool ForWrite = false>
-[[gnu::always_inline]] inline void prefetch_page_below(const void* address, std::ptrdiff_t distance, std::size_t bytes) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void prefetch_page_below(const void* address, std::ptrdiff_t distance,
+                                                            std::size_t bytes) noexcept {
     const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(address) - static_cast<std::uintptr_t>(distance);
     const std::uintptr_t page_end = (first + bytes) & ~static_cast<std::uintptr_t>(page_bytes - 1);
     if (page_end - first - 1 < bytes) prefetch_line_as<ForWrite>(reinterpret_cast<const void*>(page_end - 1));
@@ -123,7 +127,7 @@ template <bool ForWrite = false>
 /// hint page_prefetch_distance ahead in the walk's direction (Downward: toward lower addresses), for reading or, with
 /// ForWrite, for writing (an output stream: its pages' translations and lines' ownership are needed just the same).
 template <bool ForWrite = false, bool Downward = false>
-[[gnu::always_inline]] inline void prefetch_stream_ahead(const void* address, std::size_t bytes) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void prefetch_stream_ahead(const void* address, std::size_t bytes) noexcept {
     if constexpr (Downward) prefetch_page_below<ForWrite>(address, page_prefetch_distance, bytes);
     else prefetch_page_ahead<ForWrite>(address, page_prefetch_distance, bytes);
 }
@@ -133,7 +137,7 @@ template <bool ForWrite = false, bool Downward = false>
 /// `bytes` bytes ending at `address`, the walk's first element), the pages its steps' own hints
 /// (prefetch_stream_ahead) would have entered too late. A hint only, as prefetch_ahead.
 template <bool ForWrite = false, bool Downward = false>
-[[gnu::always_inline]] inline void prefetch_stream_start(const void* address, std::size_t bytes) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void prefetch_stream_start(const void* address, std::size_t bytes) noexcept {
     const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(address);
     for (std::size_t offset = 0; offset < bytes; offset += page_bytes)
         prefetch_line_as<ForWrite>(reinterpret_cast<const void*>(Downward ? first - offset : first + offset));
@@ -170,12 +174,14 @@ template <class T>
 inline constexpr std::size_t slice_prefetch_lines = 4;
 
 /// Hints that the cache line holding `address` will be read.
-[[gnu::always_inline]] inline void prefetch_line(const void* address) noexcept { prefetch_line_as<false>(address); }
+[[TENSOROPS_ALWAYS_INLINE]] inline void prefetch_line(const void* address) noexcept {
+    prefetch_line_as<false>(address);
+}
 
 /// Hints that the cache line holding `address` will be read a little later: into L2, not L1 (prefetcht1 on x86).
 /// For lines that would otherwise displace the ones being read now: rows a power of two bytes apart (4 KiB, say)
 /// map to the same L1 sets, and a set holds only so many lines.
-[[gnu::always_inline]] inline void prefetch_line_to_l2(const void* address) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void prefetch_line_to_l2(const void* address) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
     __builtin_prefetch(address, 0, 2);
 #else
@@ -184,7 +190,9 @@ inline constexpr std::size_t slice_prefetch_lines = 4;
 }
 
 /// Hints that the cache line holding `address` will be written.
-[[gnu::always_inline]] inline void prefetch_line_for_write(const void* address) noexcept { prefetch_line_as<true>(address); }
+[[TENSOROPS_ALWAYS_INLINE]] inline void prefetch_line_for_write(const void* address) noexcept {
+    prefetch_line_as<true>(address);
+}
 
 /// Hints (ForWrite: for writing) the start of a slice of `bytes` ≥ 1 bytes at `address`: slice_prefetch_lines hints,
 /// at address + min(i · cache_line_bytes, bytes − 1) — every line of a slice of up to that many lines that starts on a
@@ -193,7 +201,7 @@ inline constexpr std::size_t slice_prefetch_lines = 4;
 /// slice size is known only at run time, such a loop, its trip count computed from the address or from the size, costs
 /// more than the hints it would save (the figures: bench/journal/notes-simd-and-iter.md).
 template <bool ForWrite = false>
-[[gnu::always_inline]] inline void prefetch_slice_start(const void* address, std::size_t bytes) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void prefetch_slice_start(const void* address, std::size_t bytes) noexcept {
     const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(address);
     const std::size_t last = bytes - 1;
     for (std::size_t line = 0; line < slice_prefetch_lines; ++line) {
@@ -205,7 +213,7 @@ template <bool ForWrite = false>
 /// every cache_line_bytes within the slice (at most slice_prefetch_lines), and one for its last byte when the slice
 /// is no longer than those lines.
 template <std::size_t Bytes, bool ForWrite = false>
-[[gnu::always_inline]] inline void prefetch_slice_start(const void* address) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void prefetch_slice_start(const void* address) noexcept {
     static_assert(Bytes >= 1);
     // No lambdas here: GCC drops the hints of a call it did not inline (see prefetch_ahead).
     const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(address);

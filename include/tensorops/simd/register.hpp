@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "../core/element.hpp"
+#include "../core/inline.hpp"
 #include "config.hpp"
 #include "isa.hpp"
 #include "scalar.hpp"
@@ -105,7 +106,8 @@ using lane_index_pack = typename detail::lane_index_of<P>::type;
 
 /// The lanes of `value`, lowest first.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline std::array<typename P::value_type, P::size> to_array(const P& value) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline std::array<typename P::value_type, P::size> to_array(
+    const P& value) noexcept {
     std::array<typename P::value_type, P::size> lanes_out;
     if constexpr (P::size == 1 && std::is_same_v<P, scalar_pack<typename P::value_type>>) lanes_out[0] = value.value;
     else value.store_unaligned(lanes_out.data());
@@ -114,7 +116,8 @@ template <class P>
 
 /// A register holding `values`, lowest lane first.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P from_array(const std::array<typename P::value_type, P::size>& values) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P from_array(
+    const std::array<typename P::value_type, P::size>& values) noexcept {
     if constexpr (std::is_same_v<P, scalar_pack<typename P::value_type>>) return P(values[0]);
     else return P::load_unaligned(values.data());
 }
@@ -122,7 +125,7 @@ template <class P>
 namespace detail {
 /// Mask of the lanes below `count`: compares the lane numbers with `count` (constants the compiler folds).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline mask_of<P> lanes_below(std::size_t count) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline mask_of<P> lanes_below(std::size_t count) noexcept {
     using C = typename P::value_type;
     std::array<C, P::size> lane_numbers;
     for (std::size_t i = 0; i < P::size; ++i) lane_numbers[i] = static_cast<C>(i);

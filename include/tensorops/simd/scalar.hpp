@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "../core/element.hpp"
+#include "../core/inline.hpp"
 #include "isa.hpp"
 #include "math_constants.hpp"
 
@@ -83,116 +84,125 @@ template <class C>
 namespace kernel {
 
 template <class P, class T>
-[[nodiscard, gnu::always_inline]] inline P load(const T* source, isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load(const T* source, isa::scalar) noexcept {
     return P(*source);
 }
 
 template <class T, class P>
-[[gnu::always_inline]] inline void store(T* destination, const P& value, isa::scalar) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void store(T* destination, const P& value, isa::scalar) noexcept {
     *destination = value.value;
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P select(const scalar_mask& condition, const P& a, const P& b, isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P select(const scalar_mask& condition, const P& a, const P& b,
+                                                       isa::scalar) noexcept {
     return condition.value ? a : b;
 }
 
 template <class Pattern, class P>
-[[nodiscard, gnu::always_inline]] inline P select_constant(const P& a, const P& b, isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P select_constant(const P& a, const P& b, isa::scalar) noexcept {
     return Pattern::get(0, 1) ? a : b;
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline scalar_mask is_nan(const P& value, isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline scalar_mask is_nan(const P& value, isa::scalar) noexcept {
     return scalar_mask{value.value != value.value};
 }
 
 template <class P, class Q>
-[[nodiscard, gnu::always_inline]] inline Q select_lanes(const scalar_mask& condition, const Q& a, const Q& b, isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline Q select_lanes(const scalar_mask& condition, const Q& a, const Q& b,
+                                                             isa::scalar) noexcept {
     return condition.value ? a : b;
 }
 
-[[nodiscard, gnu::always_inline]] inline scalar_mask and_not(const scalar_mask& a, const scalar_mask& b, isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline scalar_mask and_not(const scalar_mask& a, const scalar_mask& b,
+                                                                  isa::scalar) noexcept {
     return {a.value && !b.value};
 }
 
-[[nodiscard, gnu::always_inline]] inline bool any(const scalar_mask& condition, isa::scalar) noexcept { return condition.value; }
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline bool any(const scalar_mask& condition, isa::scalar) noexcept {
+    return condition.value;
+}
 
-[[nodiscard, gnu::always_inline]] inline std::uint64_t lane_bits(const scalar_mask& mask, isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline std::uint64_t lane_bits(const scalar_mask& mask, isa::scalar) noexcept {
     return mask.value ? 1u : 0u;
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P max_propagate_nan(const P& a, const P& b, isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P max_propagate_nan(const P& a, const P& b, isa::scalar) noexcept {
     return P(simd::max_propagate_nan(a.value, b.value));
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P min_propagate_nan(const P& a, const P& b, isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P min_propagate_nan(const P& a, const P& b, isa::scalar) noexcept {
     return P(simd::min_propagate_nan(a.value, b.value));
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P max_ignoring_nan(const P& a, const P& b, isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P max_ignoring_nan(const P& a, const P& b, isa::scalar) noexcept {
     return P(a.value < b.value ? b.value : a.value);
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P clamp_below_keeping_nan(const P& x, const P& floor, isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P clamp_below_keeping_nan(const P& x, const P& floor,
+                                                                        isa::scalar) noexcept {
     return P(x.value < floor.value ? floor.value : x.value);
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P abs_floating(const P& value, isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P abs_floating(const P& value, isa::scalar) noexcept {
     return P(std::fabs(value.value));
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P sqrt(const P& value, isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P sqrt(const P& value, isa::scalar) noexcept {
     return P(std::sqrt(value.value));
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P fms(const P& a, const P& b, const P& c, isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P fms(const P& a, const P& b, const P& c, isa::scalar) noexcept {
     return P(std::fma(a.value, b.value, -c.value));  // exact, if slow where the hardware lacks it
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P product_error(const P& a, const P& b, const P& p, isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P product_error(const P& a, const P& b, const P& p,
+                                                              isa::scalar) noexcept {
     return kernel::fms(a, b, p, isa::scalar{});
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P round_to_integer(const P& value, isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P round_to_integer(const P& value, isa::scalar) noexcept {
     return P(std::nearbyint(value.value));
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P exp(const P& value, isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P exp(const P& value, isa::scalar) noexcept {
     return P(std::exp(value.value));
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P log(const P& value, isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P log(const P& value, isa::scalar) noexcept {
     return P(std::log(value.value));
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P exp_shifted(const P& x, const P& shift, isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P exp_shifted(const P& x, const P& shift, isa::scalar) noexcept {
     return P(std::exp((x - shift).value));
 }
 
 // The exponentials in powers of two (exponentials.hpp) for one float lane: in double through <cmath>, whole steps
 // (steps = 1: a scalar register has no table to look eighths up in).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline power_of_two_reference<P> power_of_two_reference_of(const P& k, isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline power_of_two_reference<P> power_of_two_reference_of(
+    const P& k, isa::scalar) noexcept {
     constexpr float steps = 1.0f, rounding = detail::round_to_biased_steps_of(1);
     return {P(std::fma(k.value, ln2_float, -125.0f * ln2_float)), P(k.value * steps - rounding)};
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P add_exp_over_power_of_two(const P& sum, const P& x, const power_of_two_reference<P>& r,
-                                                                     isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P add_exp_over_power_of_two(const P& sum, const P& x,
+                                                                          const power_of_two_reference<P>& r,
+                                                                          isa::scalar) noexcept {
     const double k = static_cast<double>(r.k_less_rounding.value) + static_cast<double>(detail::round_to_biased_steps_of(1));
     if (!(x.value < std::numeric_limits<float>::infinity())) return P(std::numeric_limits<float>::quiet_NaN());  // NaN, +inf
     const double clamped = std::max(x.value, r.lowest.value);
@@ -200,7 +210,7 @@ template <class P>
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P power_of_two_over_exp(const P& k, const P& top, isa::scalar) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P power_of_two_over_exp(const P& k, const P& top, isa::scalar) noexcept {
     return P(static_cast<float>(std::exp2(k.value - static_cast<double>(top.value) * static_cast<double>(log2e_float))));
 }
 

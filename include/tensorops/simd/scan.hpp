@@ -8,6 +8,7 @@
 
 #include <cstddef>
 
+#include "../core/inline.hpp"
 #include "arithmetic.hpp"
 #include "implementations.hpp"
 #include "pack.hpp"
@@ -17,7 +18,8 @@ namespace tensorops::simd {
 
 /// Lane i of the result is op(x0, …, xi) for an associative `op` whose identity is `identity`.
 template <std::size_t Step = 1, class P, class Op>
-[[nodiscard, gnu::always_inline]] inline P inclusive_scan(const P& value, Op op, typename P::value_type identity) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P inclusive_scan(const P& value, Op op,
+                                                               typename P::value_type identity) noexcept {
     if constexpr (Step < P::size) {
         return inclusive_scan<Step * 2>(op(value, shift_lanes_up<Step>(value, identity)), op, identity);
     } else {
@@ -28,7 +30,8 @@ template <std::size_t Step = 1, class P, class Op>
 /// Lane i of the result is op(xi, …, x(W−1)): the scan taken from the highest lane down (the form a backward
 /// scan over memory needs). Same steps as inclusive_scan, with shift_lanes_down.
 template <std::size_t Step = 1, class P, class Op>
-[[nodiscard, gnu::always_inline]] inline P inclusive_suffix_scan(const P& value, Op op, typename P::value_type identity) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P inclusive_suffix_scan(const P& value, Op op,
+                                                                      typename P::value_type identity) noexcept {
     if constexpr (Step < P::size) {
         return inclusive_suffix_scan<Step * 2>(op(value, shift_lanes_down<Step>(value, identity)), op, identity);
     } else {
@@ -39,7 +42,8 @@ template <std::size_t Step = 1, class P, class Op>
 namespace kernel {
 /// The generic form of scan_lanes: inclusive_scan or inclusive_suffix_scan.
 template <bool Backward, class P, class Op>
-[[nodiscard, gnu::always_inline]] inline P scan_lanes(const P& value, Op op, typename P::value_type identity, isa::portable) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P scan_lanes(const P& value, Op op, typename P::value_type identity,
+                                                           isa::portable) noexcept {
     if constexpr (Backward) return simd::inclusive_suffix_scan(value, op, identity);
     else return simd::inclusive_scan(value, op, identity);
 }
@@ -49,7 +53,8 @@ template <bool Backward, class P, class Op>
 /// backward lane i = xi ∘ … ∘ x(W−1). `op` must be associative and commutative (+, ×); the lanes of a float
 /// sum are combined in a tree order, whose error bound is that of a pairwise sum of W terms.
 template <bool Backward, class P, class Op>
-[[nodiscard, gnu::always_inline]] inline P scan_lanes(const P& value, Op op, typename P::value_type identity) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P scan_lanes(const P& value, Op op,
+                                                           typename P::value_type identity) noexcept {
     return kernel::scan_lanes<Backward>(value, op, identity, isa_of<P>{});
 }
 

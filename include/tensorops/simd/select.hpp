@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../core/inline.hpp"
 #include "implementations.hpp"
 #include "pack.hpp"
 
@@ -14,7 +15,7 @@ namespace tensorops::simd {
 
 /// Lane i is a[i] where condition[i], else b[i].
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P select(const mask_of<P>& condition, const P& a, const P& b) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P select(const mask_of<P>& condition, const P& a, const P& b) noexcept {
     return kernel::select<P>(condition, a, b, isa_of<P>{});
 }
 
@@ -26,14 +27,14 @@ template <class P>
 /// a constant in memory: one load and a variable blend (generic.hpp). With AVX-512 masks, byte and 16-bit lanes get
 /// their mask as an immediate; other lanes xsimd's select.
 template <class Pattern, class P>
-[[nodiscard, gnu::always_inline]] inline P select_constant(const P& a, const P& b) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P select_constant(const P& a, const P& b) noexcept {
     return kernel::select_constant<Pattern>(a, b, isa_of<P>{});
 }
 
 /// Lanes holding NaN (none for integer registers). (xsimd's `!=` on floats is an ordered compare, false
 /// for NaN, so `x != x` cannot be used to find NaN.)
 template <class P>
-[[nodiscard, gnu::always_inline]] inline mask_of<P> is_nan(const P& value) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline mask_of<P> is_nan(const P& value) noexcept {
     if constexpr (!std::is_floating_point_v<typename P::value_type>) return mask_of<P>(false);
     else return kernel::is_nan(value, isa_of<P>{});
 }
@@ -42,7 +43,8 @@ template <class P>
 /// register P (same lane width).
 template <class P, class Q>
     requires(sizeof(typename P::value_type) == sizeof(typename Q::value_type) && P::size == Q::size)
-[[nodiscard, gnu::always_inline]] inline Q select_lanes(const mask_of<P>& condition, const Q& a, const Q& b) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline Q select_lanes(const mask_of<P>& condition, const Q& a,
+                                                             const Q& b) noexcept {
     return kernel::select_lanes<P>(condition, a, b, isa_of<P>{});
 }
 
@@ -50,13 +52,13 @@ template <class P, class Q>
 /// compare its two halves with zero (four instructions), its bitwise_andnot puts the complement on `a` for vector
 /// registers and on `b` for AVX-512 bit masks, and its `^` of AVX-512 masks is an or — none of them is used there.
 template <class M>
-[[nodiscard, gnu::always_inline]] inline M and_not(const M& a, const M& b) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline M and_not(const M& a, const M& b) noexcept {
     return kernel::and_not(a, b, mask_isa_of<M>{});
 }
 
 /// True when any lane of the mask is set.
 template <class M>
-[[nodiscard, gnu::always_inline]] inline bool any(const M& condition) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline bool any(const M& condition) noexcept {
     return kernel::any(condition, mask_isa_of<M>{});
 }
 
@@ -67,7 +69,7 @@ template <class M>
 /// For a kernel that wants the first or last lane set among several vectors (locate_in_short_row), or the few set
 /// lanes of one (for_each_set_lane).
 template <class M>
-[[nodiscard, gnu::always_inline]] inline std::uint64_t lane_bits(const M& mask) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline std::uint64_t lane_bits(const M& mask) noexcept {
     return kernel::lane_bits(mask, mask_isa_of<M>{});
 }
 
@@ -75,14 +77,14 @@ template <class M>
 /// looks into the few lanes of a vector that matched (arg_reduce_rows_by_extreme): the work follows the set lanes, not
 /// the register's width (32 lanes of int8 at AVX2).
 template <class M, class F>
-[[gnu::always_inline]] inline void for_each_set_lane(const M& mask, F&& f) {
+[[TENSOROPS_ALWAYS_INLINE]] inline void for_each_set_lane(const M& mask, F&& f) {
     for (std::uint64_t bits = simd::lane_bits(mask); bits != 0; bits &= bits - 1) f(static_cast<std::size_t>(std::countr_zero(bits)));
 }
 
 namespace kernel {
 /// any(and_not(a, b)): every register without a test instruction for it.
 template <class M>
-[[nodiscard, gnu::always_inline]] inline bool any_and_not(const M& a, const M& b, isa::portable) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline bool any_and_not(const M& a, const M& b, isa::portable) noexcept {
     return simd::any(simd::and_not(a, b));
 }
 }  // namespace kernel
@@ -90,7 +92,7 @@ template <class M>
 /// True when some lane is set in `a` and not in `b`: any(and_not(a, b)), in one instruction where masks are vector
 /// registers of floats or doubles and AVX2 is there (vtestps / vtestpd: their carry flag tests b's complement and a).
 template <class M>
-[[nodiscard, gnu::always_inline]] inline bool any_and_not(const M& a, const M& b) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline bool any_and_not(const M& a, const M& b) noexcept {
     return kernel::any_and_not(a, b, mask_isa_of<M>{});
 }
 

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 
+#include "../core/inline.hpp"
 #include "implementations.hpp"
 #include "pack.hpp"
 
@@ -27,7 +28,7 @@ inline constexpr bool has_byte_shifts = kernel::shifts_bytes_in_register(isa_of<
 /// Lane i of the result is lane i − K of `value` for i ≥ K, and `fill` for i < K (0 < K < P::size).
 template <std::size_t K, class P>
     requires(K > 0 && K < P::size)
-[[nodiscard, gnu::always_inline]] inline P shift_lanes_up(const P& value, typename P::value_type fill) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P shift_lanes_up(const P& value, typename P::value_type fill) noexcept {
     using C = typename P::value_type;
     if constexpr (detail::has_byte_shifts<P, K * sizeof(C)>) {
         const P shifted = kernel::shift_bytes_up<K * sizeof(C)>(value, isa_of<P>{});
@@ -44,7 +45,7 @@ template <std::size_t K, class P>
 /// Lane i of the result is lane i + K of `value` for i < P::size − K, and `fill` above (0 < K < P::size).
 template <std::size_t K, class P>
     requires(K > 0 && K < P::size)
-[[nodiscard, gnu::always_inline]] inline P shift_lanes_down(const P& value, typename P::value_type fill) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P shift_lanes_down(const P& value, typename P::value_type fill) noexcept {
     using C = typename P::value_type;
     if constexpr (detail::has_byte_shifts<P, K * sizeof(C)>) {
         const P shifted = kernel::shift_bytes_down<K * sizeof(C)>(value, isa_of<P>{});
@@ -60,13 +61,13 @@ template <std::size_t K, class P>
 
 /// Every lane set to the last (highest) lane of `value`.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P broadcast_last(const P& value) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P broadcast_last(const P& value) noexcept {
     return kernel::broadcast_last(value, isa_of<P>{});
 }
 
 /// Every lane set to the first (lowest) lane of `value`.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P broadcast_first(const P& value) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P broadcast_first(const P& value) noexcept {
     return kernel::broadcast_first(value, isa_of<P>{});
 }
 
@@ -79,7 +80,7 @@ inline constexpr bool permutes_in_register = kernel::permutes_in_register(isa_of
 /// for registers of 32- or 64-bit lanes one instruction on x86 (SSE2 `pshufd`, AVX2 `vpermd` / `vpermq`, AVX-512
 /// `vpermd` / `vpermq` with a constant index register); other registers go through memory (correct, slower).
 template <class Pattern, class P>
-[[nodiscard, gnu::always_inline]] inline P permute_constant(const P& value) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P permute_constant(const P& value) noexcept {
     if constexpr (P::size == 1) return value;
     else return kernel::permute_constant<Pattern>(value, isa_of<P>{});
 }

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "../core/inline.hpp"
 #include "implementations.hpp"
 #include "pack.hpp"
 
@@ -15,7 +16,7 @@ namespace tensorops::simd {
 /// through an array.
 template <class U, builtin_element T>
     requires(std::is_integral_v<T> && sizeof(T) < 4 && std::is_integral_v<U> && sizeof(U) == 4 && std::is_signed_v<T> == std::is_signed_v<U>)
-[[nodiscard, gnu::always_inline]] inline pack<U> load_widened(const T* source) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline pack<U> load_widened(const T* source) noexcept {
     return kernel::load_widened<pack<U>>(source, isa_of<pack<U>>{});
 }
 
@@ -24,14 +25,15 @@ template <class U, builtin_element T>
 /// as load_widened does; else through an array.
 template <class U, builtin_element T>
     requires(std::is_integral_v<T> && sizeof(T) < 4 && std::is_integral_v<U> && sizeof(U) == 4 && std::is_signed_v<T> == std::is_signed_v<U>)
-[[nodiscard, gnu::always_inline]] inline pack<U> load_widened_partial(const T* source, std::size_t count) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline pack<U> load_widened_partial(const T* source,
+                                                                           std::size_t count) noexcept {
     return kernel::load_widened_partial<pack<U>>(source, count, isa_of<pack<U>>{});
 }
 
 /// pack<U> from lanes<U> consecutive elements T at `source`: simd::load where U is T, load_widened where U is the 32-bit
 /// lane type 8- and 16-bit integers are widened to.
 template <class U, builtin_element T>
-[[nodiscard, gnu::always_inline]] inline pack<U> load_as(const T* source) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline pack<U> load_as(const T* source) noexcept {
     if constexpr (std::is_same_v<U, T>) return simd::load(source);
     else return simd::load_widened<U>(source);
 }
@@ -39,7 +41,7 @@ template <class U, builtin_element T>
 /// load_as of `count` (< lanes<U>, as load_partial; load_widened_partial also takes lanes<U>) elements, 0 in the lanes
 /// above; reads nothing past source[count - 1].
 template <class U, builtin_element T>
-[[nodiscard, gnu::always_inline]] inline pack<U> load_partial_as(const T* source, std::size_t count) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline pack<U> load_partial_as(const T* source, std::size_t count) noexcept {
     if constexpr (std::is_same_v<U, T>) return simd::load_partial(source, count, compute_t<T>(0));
     else return simd::load_widened_partial<U>(source, count);
 }
@@ -49,7 +51,7 @@ template <class U, builtin_element T>
 /// low bytes, one permute joins the halves; else through an array.
 template <builtin_element T, class U>
     requires(std::is_integral_v<T> && sizeof(T) < 4 && std::is_integral_v<U> && sizeof(U) == 4)
-[[gnu::always_inline]] inline void store_narrowed(T* destination, const pack<U>& value) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void store_narrowed(T* destination, const pack<U>& value) noexcept {
     kernel::store_narrowed(destination, value, isa_of<pack<U>>{});
 }
 

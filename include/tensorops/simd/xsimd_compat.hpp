@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "../core/inline.hpp"
 #include "isa.hpp"
 #include "warnings.hpp"
 
@@ -50,7 +51,7 @@ namespace tensorops::simd::xsimd_compat {
 /// The bits of register `from` as register To, a batch of the same width and architecture: no instruction, no
 /// rounding, any lane type to any other (float lanes keep NaN payloads and signs).
 template <class To, class From>
-[[nodiscard, gnu::always_inline]] inline To bitwise_cast(const From& from) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline To bitwise_cast(const From& from) noexcept {
 #if XSIMD_VERSION_MAJOR >= 11
     return xsimd::bitwise_cast<typename To::value_type>(from);
 #else
@@ -61,7 +62,7 @@ template <class To, class From>
 /// xsimd's compile-time mask for register P whose lane i is Pattern::get(i, P::size) (a type with a static constexpr
 /// `get(unsigned, std::size_t)`): an object convertible to P's batch_bool that xsimd::select takes as a constant.
 template <class P, class Pattern>
-[[nodiscard, gnu::always_inline]] constexpr auto constant_mask() noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] constexpr auto constant_mask() noexcept {
 #if XSIMD_VERSION_MAJOR >= 14
     return xsimd::make_batch_bool_constant<typename P::value_type, Pattern, typename P::arch_type>();
 #elif XSIMD_VERSION_MAJOR == 13
@@ -82,7 +83,7 @@ inline constexpr bool is_x86 =
 /// operands of its x86 max and min (maxps(b, a): a where either is NaN), so there the call is max(b, a). Other
 /// architectures and integer lanes: xsimd's max(a, b).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P max_or_second(const P& a, const P& b) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P max_or_second(const P& a, const P& b) noexcept {
 #if XSIMD_VERSION_MAJOR >= 14
     if constexpr (is_x86<typename P::arch_type>) return xsimd::max(b, a);
     else return xsimd::max(a, b);
@@ -94,7 +95,7 @@ template <class P>
 /// Lane-wise a where a < b, else b: min's counterpart of max_or_second (minps with these operands on x86 floating lanes:
 /// b where either is NaN, b of two zeros), whatever the xsimd version.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P min_or_second(const P& a, const P& b) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P min_or_second(const P& a, const P& b) noexcept {
 #if XSIMD_VERSION_MAJOR >= 14
     if constexpr (is_x86<typename P::arch_type>) return xsimd::min(b, a);
     else return xsimd::min(a, b);

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "../../core/inline.hpp"
 #include "../../iter/unroll.hpp"
 #include "tuning.hpp"
 
@@ -53,7 +54,7 @@ private:
 
 /// The combination of the N ≥ 1 accumulators, as a balanced tree (an odd count's last joins the tree of the others).
 template <class P, std::size_t N, class Combine>
-[[gnu::always_inline]] inline P combine_all(const std::array<P, N>& accumulators, Combine&& combine) {
+[[TENSOROPS_ALWAYS_INLINE]] inline P combine_all(const std::array<P, N>& accumulators, Combine&& combine) {
     static_assert(N >= 1);
     if constexpr (N == 1) {
         return accumulators[0];

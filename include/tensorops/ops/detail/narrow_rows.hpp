@@ -11,9 +11,10 @@
 #include <utility>
 
 #include "../../core/element.hpp"
+#include "../../core/inline.hpp"
+#include "../../iter/plan.hpp"
 #include "../../iter/unroll.hpp"
 #include "../../simd/pack.hpp"
-#include "../../iter/plan.hpp"
 #include "../../simd/shuffle.hpp"
 #include "tuning.hpp"
 
@@ -82,7 +83,7 @@ struct row_of_lane {
 /// one permute puts row p's in lane p. 2L permutes at most and L(L − 1) blends, where permuting every register for
 /// every component takes L² permutes: a constant blend is cheaper than a cross-lane permute (more ports, less latency).
 template <std::size_t L, class P>
-[[gnu::always_inline]] inline std::array<P, L> components(const std::array<P, L>& v) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline std::array<P, L> components(const std::array<P, L>& v) noexcept {
     constexpr std::size_t W = P::size;
     static_assert(L >= 2 && L <= W && rotations_separate(L, W));
     std::array<P, L> rotated;
@@ -105,7 +106,7 @@ template <std::size_t L, class P>
 /// identity; lane i is combined with lane i + K for K = W/2 … 1. Pairs of identities stay the identity without an
 /// instruction (e ∘ e = e for every reduction); a lane meeting an identity is still combined (−0 + 0 = +0).
 template <std::size_t W, std::size_t L, class P, class R>
-[[gnu::always_inline]] inline P fold_rows(const std::array<P, L>& components, const R& r) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline P fold_rows(const std::array<P, L>& components, const R& r) noexcept {
     using C = typename P::value_type;
     std::array<P, W> lane;
     iter::unrolled<W>([&](auto c) {
@@ -161,7 +162,8 @@ template <class T>
 /// the rows past the last are zero lanes) and returns row p's finished value in lane p, which is written to
 /// y[p · out_step]. Always inlined into its caller, whose rows_of stays in registers.
 template <std::size_t L, class T, class RowsOf>
-[[gnu::always_inline]] inline void walk_narrow_rows(const T* x, T* y, std::size_t n, std::ptrdiff_t out_step, RowsOf&& rows_of) {
+[[TENSOROPS_ALWAYS_INLINE]] inline void walk_narrow_rows(const T* x, T* y, std::size_t n, std::ptrdiff_t out_step,
+                                                         RowsOf&& rows_of) {
     using U = narrow_row_lane_t<T>;
     using P = simd::pack<U>;
     using C = simd::compute_t<U>;
@@ -198,7 +200,7 @@ template <std::size_t L, class T, class RowsOf>
 
 /// Calls kernel(std::integral_constant<std::size_t, L>) for L = `length`, 2 ≤ length ≤ narrow_reduce_row_max<T>.
 template <class T, class Kernel>
-[[gnu::always_inline]] inline void with_narrow_row_length(std::size_t length, Kernel&& kernel) {
+[[TENSOROPS_ALWAYS_INLINE]] inline void with_narrow_row_length(std::size_t length, Kernel&& kernel) {
     iter::unrolled<narrow_row_max - 1>([&](auto k) {
         constexpr std::size_t L = k + 2;
         if constexpr (L <= narrow_reduce_row_max<T>) {

@@ -30,6 +30,7 @@
 #include <type_traits>
 
 #include "../../core/element.hpp"
+#include "../../core/inline.hpp"
 #include "../../simd/arithmetic.hpp"
 #include "../../simd/horizontal.hpp"
 #include "../../simd/math.hpp"
@@ -48,13 +49,13 @@ inline constexpr bool floating_element = std::is_floating_point_v<T> || narrow_f
 /// not share; one fixed NaN keeps every result bit-identical on every executor. Applied once per output, in finish.
 /// (A reduction over no axes copies x where the function gives x: reduce/each_element.hpp.)
 template <class A>
-[[nodiscard, gnu::always_inline]] inline A canonical_nan(const A& a) {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline A canonical_nan(const A& a) {
     if constexpr (std::is_floating_point_v<A>) return a != a ? std::numeric_limits<A>::quiet_NaN() : a;
     else return a;
 }
 /// canonical_nan lane by lane.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P canonical_nan_lanes(const P& a) {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P canonical_nan_lanes(const P& a) {
     using C = typename P::value_type;
     if constexpr (std::is_floating_point_v<C>) return simd::select(simd::is_nan(a), P(std::numeric_limits<C>::quiet_NaN()), a);
     else return a;
@@ -181,7 +182,7 @@ struct extreme_reduction {
     template <class P>
     [[nodiscard]] P lift_lanes(const P& x, const P&) const { return x; }
     template <class P>
-    [[nodiscard, gnu::always_inline]] P combine_lanes(const P& a, const P& b) const {
+    [[nodiscard, TENSOROPS_ALWAYS_INLINE]] P combine_lanes(const P& a, const P& b) const {
         return Maximum ? simd::max_propagate_nan(a, b) : simd::min_propagate_nan(a, b);
     }
     template <class P>
@@ -211,7 +212,7 @@ struct log_sum_exp_reduction {
         return isinf(maximum) ? accumulator(0) : maximum;
     }
     template <class P>
-    [[nodiscard, gnu::always_inline]] static P shift_for_lanes(const P& maximum) {
+    [[nodiscard, TENSOROPS_ALWAYS_INLINE]] static P shift_for_lanes(const P& maximum) {
         using C = typename P::value_type;
         return simd::select(simd::abs(maximum) == P(std::numeric_limits<C>::infinity()), P(C(0)), maximum);
     }
@@ -225,7 +226,7 @@ struct log_sum_exp_reduction {
     /// Lanes whose maximum is finite keep `sum`; the others get sum_for_non_finite (an exponential computed only
     /// when some lane needs it).
     template <class P>
-    [[nodiscard, gnu::always_inline]] static P sum_for_non_finite_lanes(const P& maximum, const P& sum) {
+    [[nodiscard, TENSOROPS_ALWAYS_INLINE]] static P sum_for_non_finite_lanes(const P& maximum, const P& sum) {
         using C = typename P::value_type;
         const auto finite = simd::abs(maximum) < P(std::numeric_limits<C>::infinity());
         if (!simd::any(!finite)) return sum;
@@ -245,7 +246,9 @@ struct log_sum_exp_reduction {
     /// Lanes of a group with a finite maximum (= shift) only: see simd::exp_shifted and sum_for_non_finite.
     /// Always inlined, as term_lanes: GCC 12 -O2 left double lanes' (exp_double_lanes inlined) a call per vector.
     template <class P>
-    [[nodiscard, gnu::always_inline]] P lift_lanes(const P& x, const P& shift) const { return simd::exp_shifted(x, shift); }
+    [[nodiscard, TENSOROPS_ALWAYS_INLINE]] P lift_lanes(const P& x, const P& shift) const {
+        return simd::exp_shifted(x, shift);
+    }
 
     // One-pass blocks (the outer kernel's log_sum_exp_block): terms are taken against a reference made from an
     // estimate of the block's maximum before its true maximum, top, is known, and brought to top's shift after.
@@ -272,7 +275,7 @@ struct log_sum_exp_reduction {
     /// term_reference_lanes(reference). NaN where x is NaN, and NaN or +inf where x is +inf (float lanes: NaN, see
     /// simd::exp_over_power_of_two; double lanes compute e^(x − r)).
     template <class P, class Reference>
-    [[nodiscard, gnu::always_inline]] static P term_lanes(const P& x, const Reference& r) {
+    [[nodiscard, TENSOROPS_ALWAYS_INLINE]] static P term_lanes(const P& x, const Reference& r) {
         if constexpr (std::is_same_v<typename P::value_type, float>) return simd::exp_over_power_of_two(x, r);
         else return simd::exp_shifted(x, r);
     }
@@ -280,7 +283,7 @@ struct log_sum_exp_reduction {
     /// (simd::add_exp_over_power_of_two: the same instruction whatever the compiler, which the 512-bit loops of
     /// ops/detail/log_sum_exp/avx512.hpp must match bit for bit).
     template <class P, class Reference>
-    [[nodiscard, gnu::always_inline]] static P add_term_lanes(const P& sum, const P& x, const Reference& r) {
+    [[nodiscard, TENSOROPS_ALWAYS_INLINE]] static P add_term_lanes(const P& sum, const P& x, const Reference& r) {
         if constexpr (std::is_same_v<typename P::value_type, float>) return simd::add_exp_over_power_of_two(sum, x, r);
         else return sum + simd::exp_shifted(x, r);
     }
@@ -315,7 +318,7 @@ struct log_sum_exp_reduction {
     /// error; the product and ln sum added with their exact error (two-sum), the small parts added to that error.
     /// Lanes the reference does not serve get unspecified values.
     template <class P>
-    [[nodiscard, gnu::always_inline]] static P finish_from_reference_lanes(const P& sum, const P& reference) {
+    [[nodiscard, TENSOROPS_ALWAYS_INLINE]] static P finish_from_reference_lanes(const P& sum, const P& reference) {
         using C = typename P::value_type;
         const P logarithm = simd::log(sum);
         if constexpr (std::is_same_v<C, float>) {

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "../../core/inline.hpp"
 #include "../../iter/unroll.hpp"
 #include "../../simd/pack.hpp"
 #include "../../simd/prefetch.hpp"
@@ -64,7 +65,7 @@ private:
 /// reason every step passed here is TENSOROPS_INLINE_STEP (simd/config.hpp): called at two or three sites, GCC 12 -O2
 /// otherwise kept some of them out of line.
 template <class T, class Step>
-[[gnu::always_inline]] inline void for_each_row_vector(std::size_t width, Step&& step_lanes) {
+[[TENSOROPS_ALWAYS_INLINE]] inline void for_each_row_vector(std::size_t width, Step&& step_lanes) {
     constexpr std::size_t W = simd::lanes<T>;
     std::size_t j = 0;
     for (; j + W <= width; j += W)
@@ -91,8 +92,9 @@ template <class T, class Step>
 /// of lines instead of testing at every line (no test in the loop) measured slower for L1 and SUM (float16 pairs
 /// unchanged): not kept (the figures: bench/journal/notes-reduce-shared-and-argmax.md).
 template <class T, class Step>
-[[gnu::always_inline]] inline void for_each_row_vector_prefetching(const T* row, const T* beside, std::ptrdiff_t ahead, std::size_t width,
-                                                                    Step&& step_lanes) {
+[[TENSOROPS_ALWAYS_INLINE]] inline void for_each_row_vector_prefetching(const T* row, const T* beside,
+                                                                        std::ptrdiff_t ahead, std::size_t width,
+                                                                        Step&& step_lanes) {
     constexpr std::size_t W = simd::lanes<T>;
     constexpr std::size_t per_line = std::max<std::size_t>(1, simd::cache_line_bytes / (W * sizeof(T)));  // vectors per line
     constexpr std::size_t line_lanes = per_line * W;
@@ -172,8 +174,9 @@ void fold_row_pair(const T* row, const T* other, simd::compute_t<T>* accumulator
 
 /// for_each_row_vector_prefetching over G rows read in the same steps (rows[0 … G)), each hinted `ahead` bytes on.
 template <std::size_t G, class T, class Step>
-[[gnu::always_inline]] inline void for_each_row_vector_prefetching_rows(const std::array<const T*, G>& rows, std::ptrdiff_t ahead, std::size_t width,
-                                                                         Step&& step_lanes) {
+[[TENSOROPS_ALWAYS_INLINE]] inline void for_each_row_vector_prefetching_rows(const std::array<const T*, G>& rows,
+                                                                             std::ptrdiff_t ahead, std::size_t width,
+                                                                             Step&& step_lanes) {
     constexpr std::size_t W = simd::lanes<T>;
     constexpr std::size_t per_line = std::max<std::size_t>(1, simd::cache_line_bytes / (W * sizeof(T)));  // vectors per line
     constexpr std::size_t line_lanes = per_line * W;

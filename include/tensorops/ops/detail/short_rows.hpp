@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "../../core/inline.hpp"
 #include "../../iter/nd_loop.hpp"
 #include "../../iter/plan.hpp"
 #include "../../iter/unroll.hpp"
@@ -60,7 +61,8 @@ template <class T>
 /// (i − 1) mod short_row_chains; the first vector, whole vectors left over and the last, partial one, the first chain),
 /// combined pairwise at its end.
 template <class U, class T, class R, class Shift>
-[[gnu::always_inline]] inline simd::pack<U> combine_row_alone(const T* row, std::size_t length, const R& r, const Shift& shift) {
+[[TENSOROPS_ALWAYS_INLINE]] inline simd::pack<U> combine_row_alone(const T* row, std::size_t length, const R& r,
+                                                                   const Shift& shift) {
     using P = simd::pack<U>;
     using C = simd::compute_t<U>;
     constexpr std::size_t W = P::size, Q = short_row_chains;
@@ -89,8 +91,9 @@ template <class U, class T, class R, class Shift>
 /// `SideBySide` at a time (0: the whole group), or, where `OneByOne` allows and reads_rows_one_by_one says so, one
 /// after the other (combine_row_alone).
 template <class U, std::size_t SideBySide = 0, bool OneByOne = true, class T, class R, std::size_t G, class Shift>
-[[gnu::always_inline]] inline simd::pack<U> combine_short_rows(const std::array<const T*, G>& rows, std::size_t length, const R& r,
-                                                                  const Shift& shift_of, bool whole = false) {
+[[TENSOROPS_ALWAYS_INLINE]] inline simd::pack<U> combine_short_rows(const std::array<const T*, G>& rows,
+                                                                    std::size_t length, const R& r,
+                                                                    const Shift& shift_of, bool whole = false) {
     using P = simd::pack<U>;
     using C = simd::compute_t<U>;
     constexpr std::size_t W = P::size;
@@ -145,8 +148,9 @@ template <class U, std::size_t SideBySide = 0, bool OneByOne = true, class T, cl
 /// k). Finishing a batch after its groups keeps a finish that is a call (a logarithm) off the next group's loads.
 /// Always inlined into the kernel that calls it, with its callbacks.
 template <class U, class Pending, class T, class LineKernel, class Group, class Finish>
-[[gnu::always_inline]] inline void walk_short_row_groups(const T* input, T* output, const iter::loop_nest<2>& kept, std::size_t length,
-                                                         LineKernel&& line_kernel, Group&& group, Finish&& finish) {
+[[TENSOROPS_ALWAYS_INLINE]] inline void walk_short_row_groups(const T* input, T* output, const iter::loop_nest<2>& kept,
+                                                              std::size_t length, LineKernel&& line_kernel,
+                                                              Group&& group, Finish&& finish) {
     using P = simd::pack<U>;
     constexpr std::size_t G = short_row_group<U>;
     constexpr std::size_t B = short_row_batch;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 
+#include "../../core/inline.hpp"
 #include "../../simd/cpu_profile.hpp"
 #include "../../simd/prefetch.hpp"
 
@@ -32,7 +33,7 @@ inline constexpr std::size_t line_hints_min_bytes = std::size_t{1} << 20;
 /// Log-sum-exp's one pass, whose arithmetic leaves the memory stream most to the hardware prefetchers, gains most from
 /// the line hints.
 template <class T>
-[[gnu::always_inline]] inline void hint_stream_step(const T* x, std::size_t bytes, bool lines) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void hint_stream_step(const T* x, std::size_t bytes, bool lines) noexcept {
     simd::prefetch_stream_ahead(x, bytes);
     if (lines) simd::prefetch_ahead(x, inner_lines_ahead, bytes);
 }
@@ -61,7 +62,7 @@ template <class T>
 
 /// The touch itself: the first line of each of the `count` rows at `rows`, hinted into L1.
 template <class T>
-[[gnu::always_inline]] inline void touch_rows(const T* const* rows, std::size_t count) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void touch_rows(const T* const* rows, std::size_t count) noexcept {
     for (std::size_t k = 0; k < count; ++k) simd::prefetch_line_as<false>(rows[k]);
 }
 

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "../../core/inline.hpp"
 #include "../isa.hpp"
 #include "../math_constants.hpp"
 #include "../register.hpp"
@@ -26,7 +27,7 @@ namespace detail {
 /// __m256i), zero above; reads nothing past them. The whole words by a masked load (masked-out words are not read,
 /// so they cannot fault), the last word's 1–3 bytes by byte loads, broadcast and blended into its word.
 template <std::size_t Words>
-[[nodiscard, gnu::always_inline]] inline auto load_bytes_partial(const void* source, std::size_t bytes) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline auto load_bytes_partial(const void* source, std::size_t bytes) noexcept {
     const auto* first = static_cast<const unsigned char*>(source);
     const auto whole = static_cast<int>(bytes / 4);
     const unsigned char* rest = first + 4 * static_cast<std::size_t>(whole);
@@ -47,7 +48,7 @@ template <std::size_t Words>
 /// The 8- or 16-bit integers T in the low bytes of `in` sign-extended (signed T) or zero-extended to the eight 32-bit
 /// lanes of P: one vpmovsx/vpmovzx.
 template <class P, class T>
-[[nodiscard, gnu::always_inline]] inline P widen_low_256(__m128i in) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P widen_low_256(__m128i in) noexcept {
     if constexpr (sizeof(T) == 1) return from_bytes<P>(std::is_signed_v<T> ? _mm256_cvtepi8_epi32(in) : _mm256_cvtepu8_epi32(in));
     else return from_bytes<P>(std::is_signed_v<T> ? _mm256_cvtepi16_epi32(in) : _mm256_cvtepu16_epi32(in));
 }
@@ -55,7 +56,7 @@ template <class P, class T>
 /// Calls f(std::integral_constant<int, bytes>) for bytes = LaneBytes, 2·LaneBytes, … below 16: the shift
 /// distances of a scan inside one 128-bit half.
 template <std::size_t LaneBytes, int Bytes = static_cast<int>(LaneBytes), class F>
-[[gnu::always_inline]] inline void for_each_in_half_step(F&& f) {
+[[TENSOROPS_ALWAYS_INLINE]] inline void for_each_in_half_step(F&& f) {
     if constexpr (Bytes < 16) {
         f(std::integral_constant<int, Bytes>{});
         for_each_in_half_step<LaneBytes, Bytes * 2>(f);
@@ -68,7 +69,8 @@ namespace kernel {
 /// A masked load (vpmaskmovd / vpmaskmovq, masked-out lanes not read) for 32- and 64-bit lanes, the fill blended in;
 /// detail::load_bytes_partial for 8- and 16-bit lanes.
 template <class P, class T>
-[[nodiscard, gnu::always_inline]] inline P load_partial(const T* source, std::size_t count, typename P::value_type fill, isa::avx2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_partial(const T* source, std::size_t count,
+                                                             typename P::value_type fill, isa::avx2) noexcept {
     using C = typename P::value_type;
     if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
         const auto n = static_cast<std::int64_t>(count);
@@ -93,18 +95,19 @@ template <class P, class T>
 }
 
 template <class P, class T>
-[[nodiscard, gnu::always_inline]] inline P load_widened(const T* source, isa::avx2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_widened(const T* source, isa::avx2) noexcept {
     return detail::widen_low_256<P, T>(detail::load_low<P::size * sizeof(T)>(source));
 }
 
 template <class P, class T>
-[[nodiscard, gnu::always_inline]] inline P load_widened_partial(const T* source, std::size_t count, isa::avx2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_widened_partial(const T* source, std::size_t count,
+                                                                     isa::avx2) noexcept {
     return detail::widen_low_256<P, T>(detail::load_low_bytes(source, count * sizeof(T)));
 }
 
 /// One byte shuffle gathers each 128-bit half's low bytes, one permute joins the halves.
 template <class T, class P>
-[[gnu::always_inline]] inline void store_narrowed(T* destination, const P& value, isa::avx2) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void store_narrowed(T* destination, const P& value, isa::avx2) noexcept {
     const __m256i lanes_in = detail::as_bytes(value);
     if constexpr (sizeof(T) == 1) {
         const __m256i low_bytes = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,  //
@@ -122,13 +125,13 @@ template <class T, class P>
 /// vpblendd: registers of 32- or 64-bit lanes (see simd::select_constant).
 template <class Pattern, class P>
     requires(sizeof(typename P::value_type) >= 4)
-[[nodiscard, gnu::always_inline]] inline P select_constant(const P& a, const P& b, isa::avx2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P select_constant(const P& a, const P& b, isa::avx2) noexcept {
     constexpr int immediate = detail::blend_immediate<Pattern, P, 4>;  // named: clang's intrinsics are macros
     return detail::from_bytes<P>(_mm256_blend_epi32(detail::as_bytes(b), detail::as_bytes(a), immediate));
 }
 
 template <class M>
-[[nodiscard, gnu::always_inline]] inline M and_not(const M& a, const M& b, isa::avx2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline M and_not(const M& a, const M& b, isa::avx2) noexcept {
     using lane = typename M::batch_type::value_type;
     if constexpr (std::is_same_v<lane, float>) return M(_mm256_andnot_ps(b, a));
     else if constexpr (std::is_same_v<lane, double>) return M(_mm256_andnot_pd(b, a));
@@ -138,13 +141,13 @@ template <class M>
 /// vtestps / vtestpd: their carry flag tests b's complement and a (masks of float or double lanes).
 template <class M>
     requires(std::is_floating_point_v<typename M::batch_type::value_type>)
-[[nodiscard, gnu::always_inline]] inline bool any_and_not(const M& a, const M& b, isa::avx2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline bool any_and_not(const M& a, const M& b, isa::avx2) noexcept {
     if constexpr (std::is_same_v<typename M::batch_type::value_type, float>) return _mm256_testc_ps(b, a) == 0;
     else return _mm256_testc_pd(b, a) == 0;
 }
 
 template <class M>
-[[nodiscard, gnu::always_inline]] inline std::uint64_t lane_bits(const M& mask, isa::avx2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline std::uint64_t lane_bits(const M& mask, isa::avx2) noexcept {
     using lane = typename M::batch_type::value_type;
     const auto bits = static_cast<typename M::register_type>(mask);
     if constexpr (std::is_same_v<lane, float>) return static_cast<std::uint32_t>(_mm256_movemask_ps(bits));
@@ -160,7 +163,7 @@ template <class M>
 
 /// As the 16-byte form (x86/sse2.hpp), with vpmulld for 32-bit lanes.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P multiply_integers(const P& a, const P& b, isa::avx2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P multiply_integers(const P& a, const P& b, isa::avx2) noexcept {
     constexpr std::size_t lane_bytes = sizeof(typename P::value_type);
     const __m256i x = detail::as_bytes(a), y = detail::as_bytes(b);
     if constexpr (lane_bytes == 2) {
@@ -183,7 +186,7 @@ template <class P>
 [[nodiscard]] constexpr bool shifts_bytes_in_register(isa::avx2, std::size_t) noexcept { return true; }
 
 template <std::size_t Bytes, class P>
-[[nodiscard, gnu::always_inline]] inline P shift_bytes_up(const P& value, isa::avx2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P shift_bytes_up(const P& value, isa::avx2) noexcept {
     const __m256i bits = detail::as_bytes(value);
     const __m256i low_to_high = _mm256_permute2x128_si256(bits, bits, 0x08);  // [0, low half]
     if constexpr (Bytes < 16) return detail::from_bytes<P>(_mm256_alignr_epi8(bits, low_to_high, 16 - Bytes));
@@ -192,7 +195,7 @@ template <std::size_t Bytes, class P>
 }
 
 template <std::size_t Bytes, class P>
-[[nodiscard, gnu::always_inline]] inline P shift_bytes_down(const P& value, isa::avx2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P shift_bytes_down(const P& value, isa::avx2) noexcept {
     const __m256i bits = detail::as_bytes(value);
     const __m256i high_to_low = _mm256_permute2x128_si256(bits, bits, 0x81);  // [high half, 0]
     if constexpr (Bytes < 16) return detail::from_bytes<P>(_mm256_alignr_epi8(high_to_low, bits, Bytes));
@@ -201,7 +204,7 @@ template <std::size_t Bytes, class P>
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P broadcast_last(const P& value, isa::avx2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P broadcast_last(const P& value, isa::avx2) noexcept {
     using C = typename P::value_type;
     const __m256i bits = detail::as_bytes(value);
     if constexpr (sizeof(C) == 4) {
@@ -216,7 +219,7 @@ template <class P>
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P broadcast_first(const P& value, isa::avx2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P broadcast_first(const P& value, isa::avx2) noexcept {
     using C = typename P::value_type;
     const __m128i low = _mm256_castsi256_si128(detail::as_bytes(value));
     if constexpr (sizeof(C) == 1) return detail::from_bytes<P>(_mm256_broadcastb_epi8(low));
@@ -231,7 +234,7 @@ template <class P>
 /// vpermd (with a constant index register) for 32-bit lanes, vpermq for 64-bit ones.
 template <class Pattern, class P>
     requires(sizeof(typename P::value_type) == 4 || sizeof(typename P::value_type) == 8)
-[[nodiscard, gnu::always_inline]] inline P permute_constant(const P& value, isa::avx2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P permute_constant(const P& value, isa::avx2) noexcept {
     constexpr auto source = [](std::size_t lane) { return static_cast<int>(Pattern::get(static_cast<unsigned>(lane), static_cast<unsigned>(P::size))); };
     if constexpr (sizeof(typename P::value_type) == 4) {
         const __m256i lanes = _mm256_setr_epi32(source(0), source(1), source(2), source(3), source(4), source(5), source(6), source(7));
@@ -248,7 +251,8 @@ template <class Pattern, class P>
 /// against 2·log2(W) shuffles, most of them cross-half, for the generic form. Shuffles compete for one port: their
 /// count sets the speed of an in-cache scan.
 template <bool Backward, class P, class Op>
-[[nodiscard, gnu::always_inline]] inline P scan_lanes(const P& value, Op op, typename P::value_type identity, isa::avx2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P scan_lanes(const P& value, Op op, typename P::value_type identity,
+                                                           isa::avx2) noexcept {
     using C = typename P::value_type;
     const __m256i fill = detail::as_bytes(P(identity));
     P scanned = value;
@@ -275,7 +279,7 @@ template <bool Backward, class P, class Op>
 
 /// 2^(m/8) per lane from `biased` (see simd::detail::power_of_two_in_eighths in exponentials.hpp).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P power_of_two_in_eighths(const P& biased, isa::avx2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P power_of_two_in_eighths(const P& biased, isa::avx2) noexcept {
     using I = xsimd::as_integer_t<P>;
     using detail::eighth_table_entry;
     const I bits = xsimd_compat::bitwise_cast<I>(biased);

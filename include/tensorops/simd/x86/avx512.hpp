@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "../../core/float16.hpp"
+#include "../../core/inline.hpp"
 #include "../isa.hpp"
 #include "../math_constants.hpp"
 #include "../register.hpp"
@@ -20,20 +21,21 @@ namespace tensorops::simd::kernel {
 
 template <class P>
     requires(P::size == 16)
-[[nodiscard, gnu::always_inline]] inline P load_halves(const float16* source, isa::avx512) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_halves(const float16* source, isa::avx512) noexcept {
     return P(_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(source))));
 }
 
 template <class P>
     requires(P::size == 16)
-[[gnu::always_inline]] inline void store_halves(float16* destination, const P& value, isa::avx512) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void store_halves(float16 * destination, const P& value, isa::avx512) noexcept {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(destination), _mm512_cvtps_ph(value, _MM_FROUND_TO_NEAREST_INT));
 }
 
 /// The halves' bytes by detail::load_bytes_partial (AVX2), widened; the fill blended in above.
 template <class P>
     requires(P::size == 16)
-[[nodiscard, gnu::always_inline]] inline P load_halves_partial(const float16* source, std::size_t count, float fill, isa::avx512) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_halves_partial(const float16* source, std::size_t count,
+                                                                    float fill, isa::avx512) noexcept {
     const P widened(_mm512_cvtph_ps(detail::load_bytes_partial<8>(source, count * sizeof(float16))));
     if (fill == 0.0f) return widened;  // the lanes above read as +0.0
     return xsimd::select(detail::lanes_below<P>(count), widened, P(fill));
@@ -42,7 +44,8 @@ template <class P>
 /// A masked load of 32- or 64-bit lanes, the fill in the others.
 template <class P, class T>
     requires(sizeof(T) == 4 || sizeof(T) == 8)
-[[nodiscard, gnu::always_inline]] inline P load_partial(const T* source, std::size_t count, typename P::value_type fill, isa::avx512) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_partial(const T* source, std::size_t count,
+                                                             typename P::value_type fill, isa::avx512) noexcept {
     const __m512i fill_lanes = detail::as_bytes(P(fill));
     if constexpr (sizeof(T) == 4) return detail::from_bytes<P>(_mm512_mask_loadu_epi32(fill_lanes, static_cast<__mmask16>((1u << count) - 1), source));
     else return detail::from_bytes<P>(_mm512_mask_loadu_epi64(fill_lanes, static_cast<__mmask8>((1u << count) - 1), source));
@@ -51,7 +54,8 @@ template <class P, class T>
 /// A masked load of 8- or 16-bit lanes (AVX-512BW), the fill in the others.
 template <class P, class T>
     requires(sizeof(T) == 1 || sizeof(T) == 2)
-[[nodiscard, gnu::always_inline]] inline P load_partial(const T* source, std::size_t count, typename P::value_type fill, isa::avx512bw) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_partial(const T* source, std::size_t count,
+                                                             typename P::value_type fill, isa::avx512bw) noexcept {
     const __m512i fill_lanes = detail::as_bytes(P(fill));
     if constexpr (sizeof(T) == 2)
         return detail::from_bytes<P>(_mm512_mask_loadu_epi16(fill_lanes, static_cast<__mmask32>((std::uint32_t{1} << count) - 1), source));
@@ -60,7 +64,7 @@ template <class P, class T>
 
 /// vpmovsx / vpmovzx from 16 bytes (8-bit integers) or 32 (16-bit ones).
 template <class P, class T>
-[[nodiscard, gnu::always_inline]] inline P load_widened(const T* source, isa::avx512) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_widened(const T* source, isa::avx512) noexcept {
     constexpr bool is_signed = std::is_signed_v<T>;
     if constexpr (sizeof(T) == 1) {
         const __m128i in = _mm_loadu_si128(reinterpret_cast<const __m128i*>(source));
@@ -74,7 +78,7 @@ template <class P, class T>
 /// A constant mask register: for byte and 16-bit lanes given as an immediate (xsimd builds it from bools, lane by lane),
 /// for the others xsimd's constant mask.
 template <class Pattern, class P>
-[[nodiscard, gnu::always_inline]] inline P select_constant(const P& a, const P& b, isa::avx512) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P select_constant(const P& a, const P& b, isa::avx512) noexcept {
     using V = typename P::value_type;
     using M = typename P::batch_bool_type;
     if constexpr (std::is_integral_v<V> && sizeof(V) <= 2) {
@@ -93,13 +97,13 @@ template <class Pattern, class P>
 /// The mask registers' bits, and-not in a general register (xsimd 8.1's bitwise_andnot of AVX-512 masks puts the
 /// complement on the wrong operand, and its `^` of them is an or).
 template <class M>
-[[nodiscard, gnu::always_inline]] inline M and_not(const M& a, const M& b, isa::avx512) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline M and_not(const M& a, const M& b, isa::avx512) noexcept {
     using bits = std::remove_cvref_t<decltype(a.data)>;
     return M(static_cast<bits>(a.data & ~b.data));
 }
 
 template <class M>
-[[nodiscard, gnu::always_inline]] inline std::uint64_t lane_bits(const M& mask, isa::avx512) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline std::uint64_t lane_bits(const M& mask, isa::avx512) noexcept {
     return static_cast<std::uint64_t>(static_cast<typename M::register_type>(mask));
 }
 
@@ -107,13 +111,13 @@ template <class M>
 [[nodiscard]] constexpr bool shifts_bytes_in_register(isa::avx512, std::size_t bytes) noexcept { return bytes % 4 == 0; }
 
 template <std::size_t Bytes, class P>
-[[nodiscard, gnu::always_inline]] inline P shift_bytes_up(const P& value, isa::avx512) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P shift_bytes_up(const P& value, isa::avx512) noexcept {
     static_assert(Bytes % 4 == 0 && Bytes < 64, "64-byte registers shift by whole 32-bit words");
     return detail::from_bytes<P>(_mm512_alignr_epi32(detail::as_bytes(value), _mm512_setzero_si512(), 16 - Bytes / 4));
 }
 
 template <std::size_t Bytes, class P>
-[[nodiscard, gnu::always_inline]] inline P shift_bytes_down(const P& value, isa::avx512) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P shift_bytes_down(const P& value, isa::avx512) noexcept {
     static_assert(Bytes % 4 == 0 && Bytes < 64, "64-byte registers shift by whole 32-bit words");
     return detail::from_bytes<P>(_mm512_alignr_epi32(_mm512_setzero_si512(), detail::as_bytes(value), Bytes / 4));
 }
@@ -124,7 +128,7 @@ template <std::size_t Bytes, class P>
 /// vpermd / vpermq with a constant index register.
 template <class Pattern, class P>
     requires(sizeof(typename P::value_type) == 4 || sizeof(typename P::value_type) == 8)
-[[nodiscard, gnu::always_inline]] inline P permute_constant(const P& value, isa::avx512) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P permute_constant(const P& value, isa::avx512) noexcept {
     constexpr auto source = [](std::size_t lane) { return static_cast<int>(Pattern::get(static_cast<unsigned>(lane), static_cast<unsigned>(P::size))); };
     if constexpr (sizeof(typename P::value_type) == 4) {
         const __m512i lanes = _mm512_setr_epi32(source(0), source(1), source(2), source(3), source(4), source(5), source(6), source(7), source(8),
@@ -139,19 +143,19 @@ template <class Pattern, class P>
 /// vfmsub, vfmadd, vfnmadd: xsimd 8.1 has no fused forms for AVX-512 registers (it multiplies, then adds: two roundings,
 /// or one where the compiler contracts them — bits that would depend on the compiler and its flags).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P fms(const P& a, const P& b, const P& c, isa::avx512) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P fms(const P& a, const P& b, const P& c, isa::avx512) noexcept {
     if constexpr (std::is_same_v<typename P::value_type, float>) return P(_mm512_fmsub_ps(a, b, c));
     else return P(_mm512_fmsub_pd(a, b, c));
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P fma(const P& a, const P& b, const P& c, isa::avx512) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P fma(const P& a, const P& b, const P& c, isa::avx512) noexcept {
     if constexpr (std::is_same_v<typename P::value_type, float>) return P(_mm512_fmadd_ps(a, b, c));
     else return P(_mm512_fmadd_pd(a, b, c));
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P fnma(const P& a, const P& b, const P& c, isa::avx512) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P fnma(const P& a, const P& b, const P& c, isa::avx512) noexcept {
     if constexpr (std::is_same_v<typename P::value_type, float>) return P(_mm512_fnmadd_ps(a, b, c));
     else return P(_mm512_fnmadd_pd(a, b, c));
 }
@@ -160,7 +164,7 @@ template <class P>
 [[nodiscard]] constexpr bool has_eighth_table(isa::avx512) noexcept { return true; }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P power_of_two_in_eighths(const P& biased, isa::avx512) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P power_of_two_in_eighths(const P& biased, isa::avx512) noexcept {
     using I = xsimd::as_integer_t<P>;
     using detail::eighth_table_entry;
     const I bits = xsimd_compat::bitwise_cast<I>(biased);

@@ -23,6 +23,7 @@
 #include <cstdint>
 
 #include "../../core/bfloat16.hpp"
+#include "../../core/inline.hpp"
 #include "../isa.hpp"
 #include "../register.hpp"
 #include "../warnings.hpp"
@@ -36,7 +37,7 @@ namespace tensorops::simd {
 
 namespace detail {
 /// The bfloat16 bits of each float lane, sign-extended to 32 bits (rounded as above).
-[[nodiscard, gnu::always_inline]] inline __m128i bfloat16_lanes(__m128 value) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline __m128i bfloat16_lanes(__m128 value) noexcept {
     const __m128i bits = _mm_castps_si128(value);
     const __m128i lowest_kept = _mm_and_si128(_mm_srli_epi32(bits, 16), _mm_set1_epi32(1));
     const __m128i rounded = _mm_add_epi32(bits, _mm_add_epi32(lowest_kept, _mm_set1_epi32(0x7FFF)));
@@ -51,14 +52,14 @@ namespace kernel {
 /// Four bfloat16 interleaved below four zero halves: the floats.
 template <class P>
     requires(P::size == 4)
-[[nodiscard, gnu::always_inline]] inline P load_halves(const bfloat16* source, isa::sse2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_halves(const bfloat16* source, isa::sse2) noexcept {
     const __m128i elements = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(source));
     return P(_mm_castsi128_ps(_mm_unpacklo_epi16(_mm_setzero_si128(), elements)));
 }
 
 template <class P>
     requires(P::size == 4)
-[[gnu::always_inline]] inline void store_halves(bfloat16* destination, const P& value, isa::sse2) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void store_halves(bfloat16* destination, const P& value, isa::sse2) noexcept {
     const __m128i lanes_out = detail::bfloat16_lanes(value);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(destination), _mm_packs_epi32(lanes_out, lanes_out));
 }
@@ -73,8 +74,8 @@ namespace tensorops::simd::kernel {
 /// The elements' bytes composed in general registers (detail::load_low_bytes), widened; the fill blended in above.
 template <class P>
     requires(P::size == 4)
-[[nodiscard, gnu::always_inline]] inline P load_halves_partial(const bfloat16* source, std::size_t count, float fill,
-                                                               isa::sse41) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_halves_partial(const bfloat16* source, std::size_t count,
+                                                                    float fill, isa::sse41) noexcept {
     const __m128i elements = detail::load_low_bytes(source, count * sizeof(bfloat16));
     const P widened(_mm_castsi128_ps(_mm_unpacklo_epi16(_mm_setzero_si128(), elements)));
     if (fill == 0.0f) return widened;  // the lanes above read as +0.0
@@ -89,13 +90,13 @@ namespace tensorops::simd {
 
 namespace detail {
 /// Eight bfloat16 (the low 16 bytes of `elements`) widened to floats: vpmovzxwd, then a shift by 16.
-[[nodiscard, gnu::always_inline]] inline __m256 widen_bfloat16(__m128i elements) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline __m256 widen_bfloat16(__m128i elements) noexcept {
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(elements), 16));
 }
 
 /// The eight bfloat16 of `value` (rounded as above) as 16-bit elements: each 128-bit half's top halves of its words
 /// gathered into its low 8 bytes by one byte shuffle, the two halves joined by one permute.
-[[nodiscard, gnu::always_inline]] inline __m128i bfloat16_elements(__m256 value) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline __m128i bfloat16_elements(__m256 value) noexcept {
     const __m256i bits = _mm256_castps_si256(value);
     const __m256i lowest_kept = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
     const __m256i rounded = _mm256_add_epi32(bits, _mm256_add_epi32(lowest_kept, _mm256_set1_epi32(0x7FFF)));
@@ -113,21 +114,21 @@ namespace kernel {
 
 template <class P>
     requires(P::size == 8)
-[[nodiscard, gnu::always_inline]] inline P load_halves(const bfloat16* source, isa::avx2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_halves(const bfloat16* source, isa::avx2) noexcept {
     return P(detail::widen_bfloat16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(source))));
 }
 
 template <class P>
     requires(P::size == 8)
-[[gnu::always_inline]] inline void store_halves(bfloat16* destination, const P& value, isa::avx2) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void store_halves(bfloat16* destination, const P& value, isa::avx2) noexcept {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(destination), detail::bfloat16_elements(value));
 }
 
 /// The elements' bytes by detail::load_bytes_partial, widened; the fill blended in above.
 template <class P>
     requires(P::size == 8)
-[[nodiscard, gnu::always_inline]] inline P load_halves_partial(const bfloat16* source, std::size_t count, float fill,
-                                                               isa::avx2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_halves_partial(const bfloat16* source, std::size_t count,
+                                                                    float fill, isa::avx2) noexcept {
     const P widened(detail::widen_bfloat16(detail::load_bytes_partial<4>(source, count * sizeof(bfloat16))));
     if (fill == 0.0f) return widened;  // the lanes above read as +0.0
     return xsimd::select(detail::lanes_below<P>(count), widened, P(fill));
@@ -142,12 +143,12 @@ namespace tensorops::simd {
 
 namespace detail {
 /// Sixteen bfloat16 widened to floats: vpmovzxwd, then a shift by 16.
-[[nodiscard, gnu::always_inline]] inline __m512 widen_bfloat16(__m256i elements) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline __m512 widen_bfloat16(__m256i elements) noexcept {
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(elements), 16));
 }
 
 /// The sixteen bfloat16 of `value` by the shift path (rounded as above), as 16-bit elements.
-[[nodiscard, gnu::always_inline]] inline __m256i bfloat16_elements_by_shifts(__m512 value) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline __m256i bfloat16_elements_by_shifts(__m512 value) noexcept {
     const __m512i bits = _mm512_castps_si512(value);
     const __m512i lowest_kept = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
     const __m512i rounded = _mm512_add_epi32(bits, _mm512_add_epi32(lowest_kept, _mm512_set1_epi32(0x7FFF)));
@@ -158,7 +159,7 @@ namespace detail {
 
 /// The sixteen bfloat16 of `value`, as 16-bit elements: vcvtneps2bf16 where the build targets AVX-512 BF16 and no
 /// lane is a nonzero subnormal (|bits| − 1 < 0x7FFFFF, unsigned), else the shift path: the same bits either way.
-[[nodiscard, gnu::always_inline]] inline __m256i bfloat16_elements(__m512 value) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline __m256i bfloat16_elements(__m512 value) noexcept {
 #if defined(__AVX512BF16__)
     const __m512i magnitude = _mm512_and_si512(_mm512_castps_si512(value), _mm512_set1_epi32(0x7FFFFFFF));
     const __mmask16 subnormal =
@@ -174,21 +175,21 @@ namespace kernel {
 
 template <class P>
     requires(P::size == 16)
-[[nodiscard, gnu::always_inline]] inline P load_halves(const bfloat16* source, isa::avx512) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_halves(const bfloat16* source, isa::avx512) noexcept {
     return P(detail::widen_bfloat16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(source))));
 }
 
 template <class P>
     requires(P::size == 16)
-[[gnu::always_inline]] inline void store_halves(bfloat16* destination, const P& value, isa::avx512) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void store_halves(bfloat16* destination, const P& value, isa::avx512) noexcept {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(destination), detail::bfloat16_elements(value));
 }
 
 /// The elements' bytes by detail::load_bytes_partial (AVX2), widened; the fill blended in above.
 template <class P>
     requires(P::size == 16)
-[[nodiscard, gnu::always_inline]] inline P load_halves_partial(const bfloat16* source, std::size_t count, float fill,
-                                                               isa::avx512) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_halves_partial(const bfloat16* source, std::size_t count,
+                                                                    float fill, isa::avx512) noexcept {
     const P widened(detail::widen_bfloat16(detail::load_bytes_partial<8>(source, count * sizeof(bfloat16))));
     if (fill == 0.0f) return widened;  // the lanes above read as +0.0
     return xsimd::select(detail::lanes_below<P>(count), widened, P(fill));

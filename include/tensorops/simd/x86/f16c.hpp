@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include "../../core/inline.hpp"
 #include "../warnings.hpp"
 
 TENSOROPS_SIMD_WARNINGS_BEGIN  // simd/warnings.hpp
@@ -29,15 +30,15 @@ inline constexpr bool targeted = true;
 }
 
 /// The eight halves in `halves` widened to floats, exactly.
-[[nodiscard, gnu::always_inline]] inline __m256 widen(__m128i halves) noexcept { return _mm256_cvtph_ps(halves); }
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline __m256 widen(__m128i halves) noexcept { return _mm256_cvtph_ps(halves); }
 
 /// The eight halves at `source` (any alignment) widened to floats, exactly.
-[[nodiscard, gnu::always_inline]] inline __m256 load(const void* source) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline __m256 load(const void* source) noexcept {
     return _mm256_cvtph_ps(_mm_loadu_si128(static_cast<const __m128i*>(source)));
 }
 
 /// The eight floats of `value` rounded to halves, to nearest even, stored at `destination` (any alignment).
-[[gnu::always_inline]] inline void store(void* destination, __m256 value) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void store(void* destination, __m256 value) noexcept {
     _mm_storeu_si128(static_cast<__m128i*>(destination), _mm256_cvtps_ph(value, _MM_FROUND_TO_NEAREST_INT));
 }
 

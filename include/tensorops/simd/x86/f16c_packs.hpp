@@ -5,6 +5,7 @@
 #include <cstddef>
 
 #include "../../core/float16.hpp"
+#include "../../core/inline.hpp"
 #include "../isa.hpp"
 #include "../register.hpp"
 #include "../warnings.hpp"
@@ -17,20 +18,21 @@ namespace tensorops::simd::kernel {
 
 template <class P>
     requires(P::size == 8)
-[[nodiscard, gnu::always_inline]] inline P load_halves(const float16* source, isa::avx2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_halves(const float16* source, isa::avx2) noexcept {
     return P(f16c::load(source));
 }
 
 template <class P>
     requires(P::size == 8)
-[[gnu::always_inline]] inline void store_halves(float16* destination, const P& value, isa::avx2) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void store_halves(float16 * destination, const P& value, isa::avx2) noexcept {
     f16c::store(destination, value);
 }
 
 /// The halves' bytes by detail::load_bytes_partial, widened; the fill blended in above.
 template <class P>
     requires(P::size == 8)
-[[nodiscard, gnu::always_inline]] inline P load_halves_partial(const float16* source, std::size_t count, float fill, isa::avx2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_halves_partial(const float16* source, std::size_t count,
+                                                                    float fill, isa::avx2) noexcept {
     const P widened(f16c::widen(detail::load_bytes_partial<4>(source, count * sizeof(float16))));
     if (fill == 0.0f) return widened;  // the lanes above read as +0.0
     return xsimd::select(detail::lanes_below<P>(count), widened, P(fill));

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../../core/inline.hpp"
 #include "../generic.hpp"
 #include "../isa.hpp"
 #include "../register.hpp"
@@ -29,12 +30,12 @@ namespace detail {
 /// The raw integer register (__m128i / __m256i / __m512i) of any x86 pack, and back: free reinterpretations
 /// for the intrinsics that only exist on integer registers (byte shifts, shuffles, integer multiplies).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline auto as_bytes(const P& value) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline auto as_bytes(const P& value) noexcept {
     using bytes = xsimd::batch<std::uint8_t, typename P::arch_type>;
     return static_cast<typename bytes::register_type>(xsimd_compat::bitwise_cast<bytes>(value));
 }
 template <class P, class Register>
-[[nodiscard, gnu::always_inline]] inline P from_bytes(Register bits) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P from_bytes(Register bits) noexcept {
     using bytes = xsimd::batch<std::uint8_t, typename P::arch_type>;
     return xsimd_compat::bitwise_cast<P>(bytes(bits));
 }
@@ -51,7 +52,7 @@ namespace kernel {
 /// one is, ORs a NaN (exponent all ones, mantissa non-zero) with something: still a NaN. This replaces two NaN tests,
 /// an or, an add and a blend (generic.hpp's form).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P max_propagate_nan(const P& a, const P& b, isa::x86) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P max_propagate_nan(const P& a, const P& b, isa::x86) noexcept {
     if constexpr (std::is_floating_point_v<typename P::value_type>)
         return xsimd::bitwise_or(xsimd::max(a, b), xsimd::max(b, a));
     else
@@ -59,7 +60,7 @@ template <class P>
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P min_propagate_nan(const P& a, const P& b, isa::x86) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P min_propagate_nan(const P& a, const P& b, isa::x86) noexcept {
     if constexpr (std::is_floating_point_v<typename P::value_type>)
         return xsimd::bitwise_or(xsimd::min(a, b), xsimd::min(b, a));
     else
@@ -68,7 +69,7 @@ template <class P>
 
 /// One maxps, whose second operand wins where either is NaN.
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P clamp_below_keeping_nan(const P& x, const P& floor, isa::x86) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P clamp_below_keeping_nan(const P& x, const P& floor, isa::x86) noexcept {
     return xsimd_compat::max_or_second(floor, x);
 }
 
@@ -76,7 +77,7 @@ template <class P>
 // 16-byte registers.
 
 template <class M>
-[[nodiscard, gnu::always_inline]] inline M and_not(const M& a, const M& b, isa::sse2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline M and_not(const M& a, const M& b, isa::sse2) noexcept {
     // Dispatch on the lane type (vector register types as template arguments lose their attributes).
     using lane = typename M::batch_type::value_type;
     if constexpr (std::is_same_v<lane, float>) return M(_mm_andnot_ps(b, a));
@@ -85,7 +86,7 @@ template <class M>
 }
 
 template <class M>
-[[nodiscard, gnu::always_inline]] inline std::uint64_t lane_bits(const M& mask, isa::sse2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline std::uint64_t lane_bits(const M& mask, isa::sse2) noexcept {
     using lane = typename M::batch_type::value_type;
     const auto bits = static_cast<typename M::register_type>(mask);
     if constexpr (std::is_same_v<lane, float>) return static_cast<std::uint32_t>(_mm_movemask_ps(bits));
@@ -97,7 +98,7 @@ template <class M>
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P multiply_integers(const P& a, const P& b, isa::sse2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P multiply_integers(const P& a, const P& b, isa::sse2) noexcept {
     constexpr std::size_t lane_bytes = sizeof(typename P::value_type);
     const __m128i x = detail::as_bytes(a), y = detail::as_bytes(b);
     if constexpr (lane_bytes == 2) {
@@ -123,18 +124,18 @@ template <class P>
 
 /// The register shifted towards higher lanes by Bytes bytes, zeros entering at the bottom.
 template <std::size_t Bytes, class P>
-[[nodiscard, gnu::always_inline]] inline P shift_bytes_up(const P& value, isa::sse2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P shift_bytes_up(const P& value, isa::sse2) noexcept {
     return detail::from_bytes<P>(_mm_slli_si128(detail::as_bytes(value), Bytes));
 }
 
 /// The register shifted towards lower lanes by Bytes bytes, zeros entering at the top.
 template <std::size_t Bytes, class P>
-[[nodiscard, gnu::always_inline]] inline P shift_bytes_down(const P& value, isa::sse2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P shift_bytes_down(const P& value, isa::sse2) noexcept {
     return detail::from_bytes<P>(_mm_srli_si128(detail::as_bytes(value), Bytes));
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P broadcast_last(const P& value, isa::sse2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P broadcast_last(const P& value, isa::sse2) noexcept {
     using C = typename P::value_type;
     const __m128i bits = detail::as_bytes(value);
     if constexpr (sizeof(C) == 4) {
@@ -150,7 +151,7 @@ template <class P>
 }
 
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P broadcast_first(const P& value, isa::sse2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P broadcast_first(const P& value, isa::sse2) noexcept {
     using C = typename P::value_type;
     const __m128i bits = detail::as_bytes(value);
     if constexpr (sizeof(C) == 4) {
@@ -171,7 +172,7 @@ template <class P>
 /// pshufd for 32- and 64-bit lanes (a 64-bit lane is two 32-bit words).
 template <class Pattern, class P>
     requires(sizeof(typename P::value_type) == 4 || sizeof(typename P::value_type) == 8)
-[[nodiscard, gnu::always_inline]] inline P permute_constant(const P& value, isa::sse2) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P permute_constant(const P& value, isa::sse2) noexcept {
     constexpr auto source = [](std::size_t lane) { return static_cast<int>(Pattern::get(static_cast<unsigned>(lane), static_cast<unsigned>(P::size))); };
     if constexpr (sizeof(typename P::value_type) == 4) {
         constexpr int order = source(0) | source(1) << 2 | source(2) << 4 | source(3) << 6;

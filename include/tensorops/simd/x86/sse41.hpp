@@ -8,6 +8,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "../../core/inline.hpp"
 #include "../isa.hpp"
 #include "../register.hpp"
 #include "../warnings.hpp"
@@ -32,7 +33,7 @@ inline constexpr int blend_immediate = [] {
 
 /// The `Bytes` (4, 8 or 16) bytes at source in the low bytes of a register, zero above.
 template <std::size_t Bytes>
-[[nodiscard, gnu::always_inline]] inline __m128i load_low(const void* source) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline __m128i load_low(const void* source) noexcept {
     if constexpr (Bytes == 4) {
         int word;
         std::memcpy(&word, source, 4);
@@ -48,7 +49,7 @@ template <std::size_t Bytes>
 /// The `bytes` (≤ 16) bytes at source in the low bytes of a register, zero above; reads nothing past them. Composed in
 /// general registers: 8-byte loads while 8 bytes remain, then one 4-, one 2- and one 1-byte load as `bytes` has those
 /// bits (a row length fixed for a whole call: the branches are predicted).
-[[nodiscard, gnu::always_inline]] inline __m128i load_low_bytes(const void* source, std::size_t bytes) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline __m128i load_low_bytes(const void* source, std::size_t bytes) noexcept {
     const auto* at = static_cast<const unsigned char*>(source);
     const auto word_of = [](const unsigned char* from, std::size_t count) {  // count ≤ 8 bytes
         std::uint64_t word = 0;
@@ -83,7 +84,7 @@ template <std::size_t Bytes>
 /// The 8- or 16-bit integers T in the low bytes of `in` sign-extended (signed T) or zero-extended to the four 32-bit
 /// lanes of P: one pmovsx/pmovzx.
 template <class P, class T>
-[[nodiscard, gnu::always_inline]] inline P widen_low_128(__m128i in) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P widen_low_128(__m128i in) noexcept {
     if constexpr (sizeof(T) == 1) return from_bytes<P>(std::is_signed_v<T> ? _mm_cvtepi8_epi32(in) : _mm_cvtepu8_epi32(in));
     else return from_bytes<P>(std::is_signed_v<T> ? _mm_cvtepi16_epi32(in) : _mm_cvtepu16_epi32(in));
 }
@@ -94,18 +95,19 @@ namespace kernel {
 /// pblendw: registers of 16-bit lanes or wider (see simd::select_constant).
 template <class Pattern, class P>
     requires(sizeof(typename P::value_type) >= 2)
-[[nodiscard, gnu::always_inline]] inline P select_constant(const P& a, const P& b, isa::sse41) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P select_constant(const P& a, const P& b, isa::sse41) noexcept {
     constexpr int immediate = detail::blend_immediate<Pattern, P, 2>;  // named: clang's intrinsics are macros
     return detail::from_bytes<P>(_mm_blend_epi16(detail::as_bytes(b), detail::as_bytes(a), immediate));
 }
 
 template <class P, class T>
-[[nodiscard, gnu::always_inline]] inline P load_widened(const T* source, isa::sse41) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_widened(const T* source, isa::sse41) noexcept {
     return detail::widen_low_128<P, T>(detail::load_low<P::size * sizeof(T)>(source));
 }
 
 template <class P, class T>
-[[nodiscard, gnu::always_inline]] inline P load_widened_partial(const T* source, std::size_t count, isa::sse41) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_widened_partial(const T* source, std::size_t count,
+                                                                     isa::sse41) noexcept {
     return detail::widen_low_128<P, T>(detail::load_low_bytes(source, count * sizeof(T)));
 }
 

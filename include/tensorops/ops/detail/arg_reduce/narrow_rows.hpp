@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "../../../core/inline.hpp"
 #include "../../../iter/unroll.hpp"
 #include "../../../simd/pack.hpp"
 #include "../narrow_rows.hpp"
@@ -36,7 +37,7 @@ inline constexpr std::size_t narrow_arg_row_max = has_narrow_row_kernel<T> ? sim
 /// The positions in their rows of the first (Last: last) extremes of the W rows of L elements held back to back in
 /// v (lane p: row p's; NaN is the extreme).
 template <bool Maximum, bool Last, std::size_t L, class P>
-[[nodiscard, gnu::always_inline]] inline simd::lane_index_pack<P> narrow_row_positions(const std::array<P, L>& v) {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline simd::lane_index_pack<P> narrow_row_positions(const std::array<P, L>& v) {
     using Q = simd::lane_index_pack<P>;
     using I = typename Q::value_type;
     const std::array<P, L> component = narrow_rows::components(v);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "../../../core/inline.hpp"
 #include "../../../iter/nd_loop.hpp"
 #include "../../../iter/unroll.hpp"
 #include "../../../simd/pack.hpp"
@@ -45,8 +46,8 @@ enum class arg_update { branching, branchless };
 /// row whose flat index is row_index (rows come in walk order, see above): stored only where some lane is replaced
 /// (Update: branching), or always with the lanes selected (branchless) — the same values either way.
 template <bool Maximum, bool Last, arg_update Update, class P, class C, class L, class Q, class Load, class Store>
-[[gnu::always_inline]] inline void arg_update_lanes(const P& candidate, const Q& row_index, C* best, L* best_index, const Load& load,
-                                                    const Store& store) {
+[[TENSOROPS_ALWAYS_INLINE]] inline void arg_update_lanes(const P& candidate, const Q& row_index, C* best, L* best_index,
+                                                         const Load& load, const Store& store) {
     const P current = load(best);
     if constexpr (Update == arg_update::branching)
         if (!any_replaces<Maximum, Last>(candidate, current)) [[likely]]

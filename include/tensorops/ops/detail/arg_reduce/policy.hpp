@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "../../../core/element.hpp"
+#include "../../../core/inline.hpp"
 #include "../../../iter/unroll.hpp"
 #include "../../../simd/minmax.hpp"
 #include "../../../simd/pack.hpp"
@@ -34,7 +35,7 @@ public:
     /// Writes values[0..count) to the contiguous elements from `offset` on. Inlined: where count is a constant (the
     /// narrow-row kernel's W answers at once) the copy becomes a few vector stores, widened or narrowed to the index type.
     template <class L>
-    [[gnu::always_inline]] void put_contiguous(std::ptrdiff_t offset, const L* values, std::size_t count) const {
+    [[TENSOROPS_ALWAYS_INLINE]] void put_contiguous(std::ptrdiff_t offset, const L* values, std::size_t count) const {
         if (wide_) std::copy_n(values, count, static_cast<std::uint64_t*>(data_) + offset);
         else std::copy_n(values, count, static_cast<std::uint32_t*>(data_) + offset);
     }
@@ -102,7 +103,7 @@ template <bool Maximum, bool Last, class P>
 /// Whether any lane of any of `candidates` replaces `best` (each any_replaces against the same best). For the first
 /// extreme of floating lanes the compares "candidate ≤ best" are and-ed first and the NaN test of best made once.
 template <bool Maximum, bool Last, class P, std::size_t G>
-[[nodiscard, gnu::always_inline]] inline bool any_replaces_any(const std::array<P, G>& candidates, const P& best) {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline bool any_replaces_any(const std::array<P, G>& candidates, const P& best) {
     if constexpr (std::is_floating_point_v<typename P::value_type> && !Last) {
         auto kept = Maximum ? candidates[0] <= best : candidates[0] >= best;
         iter::unrolled<G - 1>(

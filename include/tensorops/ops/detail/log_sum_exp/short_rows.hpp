@@ -10,11 +10,12 @@
 #include <limits>
 #include <type_traits>
 
+#include "../../../core/inline.hpp"
+#include "../../../iter/plan.hpp"
 #include "../../../iter/unroll.hpp"
 #include "../../../simd/horizontal.hpp"
 #include "../../../simd/pack.hpp"
 #include "../../../simd/prefetch.hpp"
-#include "../../../iter/plan.hpp"
 #include "../narrow_rows.hpp"
 #include "../reductions.hpp"
 #include "../short_rows.hpp"
@@ -55,8 +56,8 @@ struct short_rows_terms {
 /// memory, and the hints faster from memory. Two rows at a time (S): four measured slower, not kept (the figures:
 /// bench/journal/notes-reduce-and-log-sum-exp.md).
 template <class T, std::size_t G>
-[[gnu::always_inline]] inline short_rows_terms<simd::pack<T>> log_sum_exp_short_rows_one_pass(const std::array<const T*, G>& rows,
-                                                                                               std::size_t length, bool hint_lines) {
+[[TENSOROPS_ALWAYS_INLINE]] inline short_rows_terms<simd::pack<T>> log_sum_exp_short_rows_one_pass(
+    const std::array<const T*, G>& rows, std::size_t length, bool hint_lines) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
     using lse = log_sum_exp_reduction<T>;

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "../../../core/inline.hpp"
 #include "../../../exec/executor.hpp"
 #include "../../../iter/nd_loop.hpp"
 #include "../../../iter/plan.hpp"
@@ -68,12 +69,12 @@ struct inner_runs {
     }
 
     /// r's lane combination as a callable (combine_all, the cascade).
-    [[gnu::always_inline]] auto lane_combiner() const {
+    [[TENSOROPS_ALWAYS_INLINE]] auto lane_combiner() const {
         return [this](const P& a, const P& b) { return r.combine_lanes(a, b); };
     }
 
     /// After `done` more steps (never past the end of a block): at the end of a block, its total joins the cascade.
-    [[gnu::always_inline]] void end_steps(std::array<P, U>& acc, std::size_t& steps, std::size_t done) {
+    [[TENSOROPS_ALWAYS_INLINE]] void end_steps(std::array<P, U>& acc, std::size_t& steps, std::size_t done) {
         if constexpr (R::line_blocks) {
             steps += done;
             if (steps == cascade_block) {
@@ -85,7 +86,7 @@ struct inner_runs {
     }
 
     /// Continues the accumulation along the `length` contiguous elements at x.
-    [[gnu::always_inline]] void add_run(const T* x, std::size_t length) {
+    [[TENSOROPS_ALWAYS_INLINE]] void add_run(const T* x, std::size_t length) {
         using C = simd::compute_t<T>;
         const P shift_lanes(static_cast<C>(shift));
         std::array<P, U> acc = accumulators;  // in registers along the run
@@ -125,7 +126,7 @@ struct inner_runs {
 
     /// The accumulated value of every run added: the vector blocks' cascade and the accumulators, one horizontal
     /// step, then the run ends.
-    [[gnu::always_inline]] A value() const {
+    [[TENSOROPS_ALWAYS_INLINE]] A value() const {
         const auto combine = lane_combiner();
         const auto combine_scalars = [&](const A& a, const A& b) { return r.combine(a, b); };
         const P lanes = blocks.total(combine_all(accumulators, combine), combine);

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 
+#include "../../../core/inline.hpp"
 #include "../../../iter/unroll.hpp"
 #include "../../../simd/pack.hpp"
 #include "../../../simd/prefetch.hpp"
@@ -30,8 +31,9 @@ namespace tensorops::detail {
 /// simd::page_prefetch_distance bytes on. The order of reduce_rows for one unit: the running row folds the rows in turn
 /// from the identity, joins the block row (the identity), which joins the total row (the identity), then the finish.
 template <std::size_t S, class T, class R, class Load, class Store>
-[[gnu::always_inline]] inline void reduce_strip_of_rows(const T* x, T* y, std::size_t j, const row_units& plan, std::size_t count, const R& r,
-                                                        const Load& load, const Store& store) {
+[[TENSOROPS_ALWAYS_INLINE]] inline void reduce_strip_of_rows(const T* x, T* y, std::size_t j, const row_units& plan,
+                                                             std::size_t count, const R& r, const Load& load,
+                                                             const Store& store) {
     using C = simd::compute_t<T>;
     using P = simd::pack<T>;
     constexpr std::size_t W = simd::lanes<T>;

@@ -9,11 +9,12 @@
 #include <utility>
 #include <vector>
 
+#include "../../../core/inline.hpp"
 #include "../../../exec/executor.hpp"
 #include "../../../exec/split.hpp"
 #include "../../../iter/plan.hpp"
-#include "../reduce_nest.hpp"
 #include "../cascade.hpp"
+#include "../reduce_nest.hpp"
 #include "contiguous.hpp"
 #include "outer.hpp"
 
@@ -90,9 +91,10 @@ bool reduce_rows_in_bands(const executor_ref& exec, const T* x, T* y, std::size_
 /// inner_accumulators vectors from `at`, the accumulators combined as a balanced tree (combine_all) — as the inner
 /// kernel (contiguous.hpp) pushes it into its cascade. `lines`: hint_stream_step's (hints_lines of what the caller reads).
 template <class T, class R>
-[[nodiscard, gnu::always_inline]] inline simd::pack<T> line_block_value(const T* at, const R& r,
-                                                                        const simd::pack<T>& identity,
-                                                                        const simd::pack<T>& shift_lanes, bool lines) {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline simd::pack<T> line_block_value(const T* at, const R& r,
+                                                                             const simd::pack<T>& identity,
+                                                                             const simd::pack<T>& shift_lanes,
+                                                                             bool lines) {
     using P = simd::pack<T>;
     constexpr std::size_t W = P::size, U = inner_accumulators;
     const auto combine = [&](const P& a, const P& b) { return r.combine_lanes(a, b); };

@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "../../../core/element.hpp"
+#include "../../../core/inline.hpp"
 #include "../../../iter/nd_loop.hpp"
 #include "../../../iter/plan.hpp"
 #include "../../../simd/minmax.hpp"
@@ -33,7 +34,7 @@ namespace tensorops::detail {
 /// Whether `candidate` replaces `running` as the running maximum (Maximum) or minimum: strictly larger (smaller), or,
 /// for floating types, NaN where `running` is not. Only `<` for other types.
 template <bool Maximum, class A>
-[[nodiscard, gnu::always_inline]] constexpr bool beats(const A& candidate, const A& running) {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] constexpr bool beats(const A& candidate, const A& running) {
     if constexpr (std::is_floating_point_v<A>) {
         // !(candidate <= running) holds where candidate is larger or either is NaN; a NaN running value is never beaten.
         if constexpr (Maximum) return running == running && !(candidate <= running);
@@ -47,7 +48,8 @@ template <bool Maximum, class A>
 
 /// beats, lane by lane.
 template <bool Maximum, class P>
-[[nodiscard, gnu::always_inline]] inline simd::mask_of<P> beats_lanes(const P& candidate, const P& running) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline simd::mask_of<P> beats_lanes(const P& candidate,
+                                                                           const P& running) noexcept {
     if constexpr (std::is_floating_point_v<typename P::value_type>) {
         if constexpr (Maximum) return simd::and_not(running == running, candidate <= running);
         else return simd::and_not(running == running, candidate >= running);
@@ -72,14 +74,14 @@ struct extreme_scan {
         return beats<Maximum>(next, running) ? next : running;
     }
     template <class P>
-    [[nodiscard, gnu::always_inline]] P lanes(const P& running, const P& next) const {
+    [[nodiscard, TENSOROPS_ALWAYS_INLINE]] P lanes(const P& running, const P& next) const {
         if constexpr (std::is_integral_v<typename P::value_type>)  // equal integers are the same bits: a plain max / min
             return Maximum ? simd::max_propagate_nan(running, next) : simd::min_propagate_nan(running, next);
         else
             return simd::select(beats_lanes<Maximum>(next, running), next, running);
     }
     template <bool Backward, class P>
-    [[nodiscard, gnu::always_inline]] P in_register(const P& value, typename P::value_type identity) const {
+    [[nodiscard, TENSOROPS_ALWAYS_INLINE]] P in_register(const P& value, typename P::value_type identity) const {
         return simd::scan_lanes_idempotent<Backward>(value, [this](const P& a, const P& b) { return lanes(a, b); }, identity);
     }
     /// Whether `running` (the same value in every lane) ∘ x = running for every lane x of a and of b: no lane beats
@@ -87,7 +89,7 @@ struct extreme_scan {
     /// on data whose running extreme is rarely beaten (most vectors past a line's first few) the kernels skip the
     /// in-register scans (contiguous.hpp).
     template <class P>
-    [[nodiscard, gnu::always_inline]] bool absorbs(const P& running, const P& a, const P& b) const {
+    [[nodiscard, TENSOROPS_ALWAYS_INLINE]] bool absorbs(const P& running, const P& a, const P& b) const {
         if constexpr (std::is_floating_point_v<typename P::value_type>) {
             // A lane beats where running is not NaN and the lane is not ≤ (≥) it: none such.
             if constexpr (Maximum) return !simd::any_and_not(running == running, (a <= running) & (b <= running));
@@ -103,7 +105,7 @@ struct extreme_scan {
 /// Whether some lane of `candidate` beats the same lane of `running` (any of beats_lanes): one and-not test for
 /// floating lanes.
 template <bool Maximum, class P>
-[[nodiscard, gnu::always_inline]] inline bool any_beats(const P& candidate, const P& running) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline bool any_beats(const P& candidate, const P& running) noexcept {
     if constexpr (std::is_floating_point_v<typename P::value_type>) {
         if constexpr (Maximum) return simd::any_and_not(running == running, candidate <= running);
         else return simd::any_and_not(running == running, candidate >= running);
@@ -114,7 +116,7 @@ template <bool Maximum, class P>
 
 /// `value` into the W indices from `out`: in vectors of indices where they divide W.
 template <std::size_t W, class I>
-[[gnu::always_inline]] inline void fill_indices(I* out, I value) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void fill_indices(I* out, I value) noexcept {
     if constexpr (W % simd::lanes<I> == 0) {
         const simd::pack<I> lanes(value);
         for (std::size_t k = 0; k < W; k += simd::lanes<I>) simd::store(out + k, lanes);
@@ -125,7 +127,7 @@ template <std::size_t W, class I>
 
 /// The W indices from `from` into the W from `out` (disjoint): in vectors of indices where they divide W.
 template <std::size_t W, class I>
-[[gnu::always_inline]] inline void copy_indices(I* out, const I* from) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void copy_indices(I* out, const I* from) noexcept {
     if constexpr (W % simd::lanes<I> == 0) {
         for (std::size_t k = 0; k < W; k += simd::lanes<I>) simd::store(out + k, simd::load(from + k));
     } else {

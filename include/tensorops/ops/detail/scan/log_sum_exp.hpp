@@ -39,6 +39,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "../../../core/inline.hpp"
 #include "../../../iter/nd_loop.hpp"
 #include "../../../iter/plan.hpp"
 #include "../../../iter/unroll.hpp"
@@ -76,7 +77,7 @@ struct lse_running {
 
     /// Takes one more element. (The rescaling product is one fused multiply-add, std::fma, so that no compiler can
     /// round it differently in different copies of this step.)
-    [[gnu::always_inline]] void add(C x) {
+    [[TENSOROPS_ALWAYS_INLINE]] void add(C x) {
         if (x > maximum) {
             sum = std::fma(sum, std::exp(maximum - x), C(1));  // maximum −inf or x +inf: e^−inf = 0, the sum restarts at 1
             maximum = x;
@@ -246,7 +247,7 @@ void lse_scan_contiguous_line(const T* input, T* output, std::size_t n,
 /// maximum + ln(sum) per lane for running states (lse_running::value): where the maximum is finite the sum is at least
 /// 1 (its own term), else the value is the maximum itself (−inf with a sum of 0, +inf, NaN).
 template <class P>
-[[nodiscard, gnu::always_inline]] inline P lse_value_lanes(const P& maximum, const P& sum) noexcept {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P lse_value_lanes(const P& maximum, const P& sum) noexcept {
     using C = typename P::value_type;
     return simd::select(simd::abs(maximum) < P(std::numeric_limits<C>::infinity()), maximum + simd::log_of_normal(sum), maximum);
 }

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../../core/inline.hpp"
 #include "../../../simd/pack.hpp"
 #include "../../../simd/prefetch.hpp"
 #include "../tuning.hpp"
@@ -45,8 +46,8 @@ template <class T>
 /// threads would otherwise write at once, every row (the gain is unconfirmed: bench/journal/notes-scan-and-tuples.md).
 /// One thread gains nothing from the copy: the sequential kernels run in `total`.
 template <class T, bool CarryInTotal = true, class Scan, class Rows>
-[[gnu::always_inline]] inline void for_each_carry_block(std::size_t m, bool descending, simd::compute_t<T>* total, const Scan& scan,
-                                                        const Rows& rows) {
+[[TENSOROPS_ALWAYS_INLINE]] inline void for_each_carry_block(std::size_t m, bool descending, simd::compute_t<T>* total,
+                                                             const Scan& scan, const Rows& rows) {
     using C = simd::compute_t<T>;
     constexpr std::size_t block_width = carry_block_width<T>;
     alignas(64) std::array<C, block_width> page;

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "../../../core/inline.hpp"
 #include "../../../iter/unroll.hpp"
 #include "../../../simd/pack.hpp"
 #include "../../../simd/prefetch.hpp"
@@ -93,7 +94,7 @@ struct row_hints {
 
     /// The hints for the step that reads [x, x + bytes) and writes [y, y + bytes).
     template <class T>
-    [[gnu::always_inline]] void vector(const T* x, const T* y, std::size_t bytes) const noexcept {
+    [[TENSOROPS_ALWAYS_INLINE]] void vector(const T* x, const T* y, std::size_t bytes) const noexcept {
         if (in_ahead > 0) simd::prefetch_page_ahead(x, in_ahead, bytes);
         else if (in_ahead < 0) simd::prefetch_page_below(x, -in_ahead, bytes);
         if (out_ahead > 0) simd::prefetch_page_ahead<true>(y, out_ahead, bytes);
@@ -104,8 +105,9 @@ struct row_hints {
 /// R consecutive rows (x, y at row 0; steps in_step, out_step) of the columns [j, j + W) or, scalar, of column j:
 /// the running value comes from the carry, passes through the R rows in a register and goes back to the carry.
 template <std::size_t R, bool Exclusive, class T, class Scan, class Running, class Load, class Store>
-[[gnu::always_inline]] inline Running scan_row_group(Running running, const T* x, T* y, std::ptrdiff_t in_step, std::ptrdiff_t out_step,
-                                                     const Scan& scan, const Load& load, const Store& store) {
+[[TENSOROPS_ALWAYS_INLINE]] inline Running scan_row_group(Running running, const T* x, T* y, std::ptrdiff_t in_step,
+                                                          std::ptrdiff_t out_step, const Scan& scan, const Load& load,
+                                                          const Store& store) {
     iter::unrolled<R>([&](auto r) {
         const auto row = static_cast<std::ptrdiff_t>(r.value);
         const Running value = load(x + row * in_step);  // read before the write: in place is safe

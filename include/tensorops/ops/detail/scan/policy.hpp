@@ -32,6 +32,7 @@
 #include <functional>
 
 #include "../../../core/element.hpp"
+#include "../../../core/inline.hpp"
 #include "../../../simd/arithmetic.hpp"
 #include "../../../simd/scan.hpp"
 #include "../tuning.hpp"
@@ -88,7 +89,8 @@ inline constexpr std::size_t line_scan_block = scan_block_bytes / sizeof(T);
 /// The inclusive scan of the lanes of one register for `scan` (forward: lane i = x0 ∘ … ∘ xi; Backward: from the
 /// highest lane down): the operation's own `in_register<Backward>` if it has one, else simd::scan_lanes.
 template <bool Backward, class Scan, class P>
-[[nodiscard, gnu::always_inline]] inline P scan_register(const Scan& scan, const P& value, typename P::value_type identity) {
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P scan_register(const Scan& scan, const P& value,
+                                                              typename P::value_type identity) {
     if constexpr (requires { scan.template in_register<Backward>(value, identity); })
         return scan.template in_register<Backward>(value, identity);
     else
@@ -102,7 +104,8 @@ enum class block_output { plain, prefixed, none };
 /// One step of a running scan: `store` receives the running value before (Exclusive) or after it is combined with
 /// `value`. Every kernel's element or vector step is this one, so inclusive and exclusive are decided in one place.
 template <bool Exclusive, class Running, class Combine, class Store>
-[[gnu::always_inline]] inline void scan_step(Running& running, const Running& value, const Combine& combine, const Store& store) {
+[[TENSOROPS_ALWAYS_INLINE]] inline void scan_step(Running& running, const Running& value, const Combine& combine,
+                                                  const Store& store) {
     if constexpr (Exclusive) {
         store(running);
         running = combine(running, value);

@@ -12,6 +12,7 @@
 #include <array>
 #include <cstddef>
 
+#include "../../../core/inline.hpp"
 #include "../../../iter/nd_loop.hpp"
 #include "../../../simd/prefetch.hpp"
 #include "../tuning.hpp"
@@ -96,8 +97,9 @@ struct chunk_consumer {
 
 /// hint_chunk's loop: the slices of `bytes` bytes at indexed + positions[i] · element_bytes (single elements: their line).
 template <bool ForWrite>
-[[gnu::always_inline]] inline void hint_slices(const std::byte* indexed, std::ptrdiff_t element_bytes, std::size_t bytes,
-                                               const std::ptrdiff_t* positions, std::size_t count) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void hint_slices(const std::byte* indexed, std::ptrdiff_t element_bytes,
+                                                    std::size_t bytes, const std::ptrdiff_t* positions,
+                                                    std::size_t count) noexcept {
     if (bytes <= static_cast<std::size_t>(element_bytes))
         for (std::size_t i = 0; i < count; ++i) simd::prefetch_line_as<ForWrite>(indexed + positions[i] * element_bytes);
     else
@@ -106,7 +108,8 @@ template <bool ForWrite>
 
 /// The hints of with_hints for one chunk. Always inlined: GCC drops the calls of a function whose only effect is a
 /// prefetch (see simd::prefetch_ahead).
-[[gnu::always_inline]] inline void hint_chunk(const chunk_consumer& consumer, const std::ptrdiff_t* positions, std::size_t count) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void hint_chunk(const chunk_consumer& consumer, const std::ptrdiff_t* positions,
+                                                   std::size_t count) noexcept {
     if (consumer.indexed == nullptr) return;
     const std::byte* indexed = consumer.indexed;
     const auto size = static_cast<std::ptrdiff_t>(consumer.element_bytes);

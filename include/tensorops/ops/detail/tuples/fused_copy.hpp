@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "../../../core/element.hpp"
+#include "../../../core/inline.hpp"
 #include "../../../simd/copy.hpp"
 #include "../../../simd/prefetch.hpp"
 #include "plan.hpp"
@@ -24,10 +25,10 @@ namespace tensorops::detail {
 /// Everything arrives by value, to live in registers: stores through std::byte* may alias anything reachable through
 /// a pointer, so a loop reading its bounds or pointers through a reference reloads them after every copy.
 template <bool Scatter, std::size_t Bytes, class Position, class Slice>
-[[gnu::always_inline]] inline void move_slices(std::conditional_t<Scatter, std::byte*, const std::byte*> indexed,
-                                               std::conditional_t<Scatter, const std::byte*, std::byte*> data, std::size_t length,
-                                               std::size_t slice_bytes, std::size_t ahead, Position position_of,
-                                               Slice slice_of) noexcept {
+[[TENSOROPS_ALWAYS_INLINE]] inline void move_slices(std::conditional_t<Scatter, std::byte*, const std::byte*> indexed,
+                                                    std::conditional_t<Scatter, const std::byte*, std::byte*> data,
+                                                    std::size_t length, std::size_t slice_bytes, std::size_t ahead,
+                                                    Position position_of, Slice slice_of) noexcept {
     constexpr bool element = Bytes != 0 && Bytes <= 16;
     const std::size_t bytes = Bytes != 0 ? Bytes : slice_bytes;
     const auto copy = [&](std::byte* destination, const std::byte* source) {
