@@ -5,7 +5,8 @@
 #                    the examples (the demo and custom_type, run as tests, uninstrumented) and the README example as a
 #                    strict consumer (-Wall -Wextra -Wpedantic -Wshadow -Werror, at v3 and at baseline); the typed
 #                    tests over the integer set 2 (uint8, int16, uint32, int64; gcc-v3, by name, takes the other four)
-#   gcc-baseline     g++ -Og, -march=x86-64 (SSE2 through xsimd; every element type), plus the package tests (their
+#   gcc-baseline     g++ -Og, -march=x86-64 (SSE2 through xsimd; every element type; the tests without forced inlining,
+#                    core/inline.hpp), plus the package tests (their
 #                    consumers strict, at baseline), tensorops::compiled for float32 (its isolated per-level objects and
 #                    the choice of level) and the README example compiled as a g++ -O2 -Werror consumer at x86-64-v3
 #                    (compile only: GCC's flow warnings depend on the optimisation level)
@@ -57,7 +58,9 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stack
 # uses -Og (a third of -O1's compile time, tests run within 10 % of -O1), clang -O0 (a quarter of -O1's compile time;
 # its -Og is -O1). The fuzzer is the exception: its executions per second are its worth, and -O1 runs several times as
 # many as -O0 (bench/journal/2026-11-28-fuzz.md). No debug information: with -g, gcc took over nine minutes for the
-# reduce tests alone.
+# reduce tests alone. Nor forced inlining where the build tests correctness, not speed (core/inline.hpp: off at clang's
+# -O0 by default, and in gcc-baseline's -Og tests by TENSOROPS_TEST_FORCE_INLINE=0): every forced call site is a copy of
+# its callee for the compiler to translate (and instrument), and those tests run as fast without it.
 # The test files are compiled in two unity translation units per configuration (TENSOROPS_UNITY_TESTS: each
 # operator's kernels compiled once per group rather than once per file — half the compile time). In the sanitised
 # builds the few tests that sweep large tensors over every function and shape run a share of the combinations
@@ -92,7 +95,7 @@ configure_args() {
                       priority=2 ;;
     gcc-baseline)     args=(-DCMAKE_CXX_COMPILER=g++ "${release_og[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64 $gcc_fewer_collections" -DTENSOROPS_PACKAGE_TESTS=ON
                             "${without_dml[@]}" -DTENSOROPS_BUILD_COMPILED=ON -DTENSOROPS_COMPILED_TYPES=float32
-                            -DTENSOROPS_STRICT_CONSUMER_O2_COMPILE=ON
+                            -DTENSOROPS_STRICT_CONSUMER_O2_COMPILE=ON -DTENSOROPS_TEST_FORCE_INLINE=0
                             -DTENSOROPS_ISA_INDEPENDENT_TESTS=OFF -DTENSOROPS_SCALAR_SIMD_TESTS=OFF)
                       priority=1 ;;
     clang-compiled)   args=(-DCMAKE_CXX_COMPILER=clang++ "${release[@]}" "${without_dml[@]}" -DTENSOROPS_BUILD_COMPILED=ON)

@@ -16,7 +16,16 @@
 // gnu::always_inline in every build: a handful, compiled only where the build targets AVX2 without AVX-512.
 #pragma once
 
-#if defined(__OPTIMIZE__) && (defined(__GNUC__) || defined(__clang__))
+// TENSOROPS_FORCE_INLINE: 1 to force the kernels' steps inline, 0 not to; by default 1 where the build optimises.
+#ifndef TENSOROPS_FORCE_INLINE
+#if defined(__OPTIMIZE__)
+#define TENSOROPS_FORCE_INLINE 1
+#else
+#define TENSOROPS_FORCE_INLINE 0
+#endif
+#endif
+
+#if TENSOROPS_FORCE_INLINE && (defined(__GNUC__) || defined(__clang__))
 #define TENSOROPS_ALWAYS_INLINE gnu::always_inline
 #define TENSOROPS_INLINE_STEP __attribute__((always_inline))
 #else
