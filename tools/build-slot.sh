@@ -39,8 +39,8 @@ for argument in "$@"; do
     case "${argument##*/}" in *clang*) clang=1 ;; esac
   fi
   case "$argument" in
-    */Unity/unity_dml_*) unity=1 dml_unit=1 ;;
-    */Unity/unity_*) unity=1 ;;
+    */tensorops_tests.dir/Unity/unity_dml_*) unity=1 dml_unit=1 ;;
+    */tensorops_tests.dir/Unity/unity_*) unity=1 ;;  # the tests' units (the demo's two are small sources)
     -fsanitize=*) sanitized=1 ;;
     -fno-sanitize=all) sanitized=0 ;;
     -O2 | -O3) optimised=1 ;;
