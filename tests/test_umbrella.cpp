@@ -19,3 +19,16 @@ TEST_CASE("umbrella: the public API is reachable through <tensorops/tensorops.hp
     STATIC_REQUIRE(tensorops::simd::vectorized);
 #endif
 }
+
+// core/inline.hpp: the kernels' steps are forced inline exactly where the compiler optimises, unless the build chose
+// (TENSOROPS_TEST_FORCE_INLINE, tests/CMakeLists.txt) — a default turned around would slow every optimised consumer
+// or bloat every debug build, and no other test would see it.
+TEST_CASE("umbrella: forced inlining follows the optimiser unless the build chooses") {
+#if defined(TENSOROPS_TEST_FORCE_INLINE_CHOSEN)
+    STATIC_REQUIRE(TENSOROPS_FORCE_INLINE == TENSOROPS_TEST_FORCE_INLINE_CHOSEN);
+#elif defined(__OPTIMIZE__)
+    STATIC_REQUIRE(TENSOROPS_FORCE_INLINE == 1);
+#else
+    STATIC_REQUIRE(TENSOROPS_FORCE_INLINE == 0);
+#endif
+}

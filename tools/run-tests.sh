@@ -6,10 +6,10 @@
 #                    strict consumer (-Wall -Wextra -Wpedantic -Wshadow -Werror, at v3 and at baseline); the typed
 #                    tests over the integer set 2 (uint8, int16, uint32, int64; gcc-v3, by name, takes the other four)
 #   gcc-baseline     g++ -Og, -march=x86-64 (SSE2 through xsimd; every element type; the tests without forced inlining,
-#                    core/inline.hpp), plus the package tests (their
-#                    consumers strict, at baseline), tensorops::compiled for float32 (its isolated per-level objects and
-#                    the choice of level) and the README example compiled as a g++ -O2 -Werror consumer at x86-64-v3
-#                    (compile only: GCC's flow warnings depend on the optimisation level)
+#                    core/inline.hpp), plus the package tests (their consumers strict, at baseline), tensorops::compiled
+#                    for float32 (its isolated per-level objects and the choice of level) and the README example
+#                    compiled as a g++ -O2 -Werror consumer at x86-64-v3 (compile only: GCC's flow warnings depend on
+#                    the optimisation level)
 #   clang-mpi        the tests of tensorops::mpi (tests/mpi) and its example, each run under mpiexec on 1-4 ranks
 #                    (clang++ -O0 -march=x86-64-v3: they only have to run); installs Open MPI in its lane, beside the
 #                    other builds
