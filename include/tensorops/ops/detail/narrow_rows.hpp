@@ -52,13 +52,17 @@ template <std::size_t L, std::size_t C>
 struct component_lane {
     static constexpr std::size_t get(unsigned p, unsigned w) noexcept { return rotated_position(L, p * L + C, w); }
 };
-/// Lane q of the blend for component C: from rotated register S? (The lane of the row whose element C is there.)
+/// Lane q of the blend for component C: from rotated register S? That is, whether lane q of register S rotated holds
+/// an element of component C — its original lane (q − rotation) mod W, element S·W + that lane of the W rows — which,
+/// the components' lanes being distinct across the rotated registers (rotations_separate), is then the element C of
+/// the row that lane q of the blend is for. O(1): the masks are constant expressions, thousands of them per program
+/// (argmax's narrow rows of up to W − 1 elements), and a search over the rows made them a third of a translation
+/// unit's compile time at AVX-512.
 template <std::size_t L, std::size_t C, std::size_t S>
 struct source_lane_in_register {
     static constexpr bool get(unsigned q, unsigned w) noexcept {
-        for (unsigned p = 0; p < w; ++p)
-            if (rotated_position(L, p * L + C, w) == q) return (p * L + C) / w == S;
-        return false;
+        const std::size_t original_lane = (q + w - rotation<L, S>(w)) % w;
+        return (S * w + original_lane) % L == C;
     }
 };
 /// Whether, for every component, the W rows' elements lie in distinct lanes of the rotated registers (so that one
