@@ -55,9 +55,9 @@ struct component_lane {
 /// Lane q of the blend for component C: from rotated register S? That is, whether lane q of register S rotated holds
 /// an element of component C — its original lane (q − rotation) mod W, element S·W + that lane of the W rows — which,
 /// the components' lanes being distinct across the rotated registers (rotations_separate), is then the element C of
-/// the row that lane q of the blend is for. O(1): the masks are constant expressions, thousands of them per program
-/// (argmax's narrow rows of up to W − 1 elements), and a search over the rows made them a third of a translation
-/// unit's compile time at AVX-512.
+/// the row that lane q of the blend is for. In constant time: the masks are constant expressions, thousands of them
+/// per program (argmax's narrow rows of up to W − 1 elements), and a search over the rows for each lane made them the
+/// bulk of an AVX-512 consumer's front end (bench/journal/2026-11-29-ci-budget.md).
 template <std::size_t L, std::size_t C, std::size_t S>
 struct source_lane_in_register {
     static constexpr bool get(unsigned q, unsigned w) noexcept {
