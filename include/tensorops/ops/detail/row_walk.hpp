@@ -62,7 +62,7 @@ private:
 /// p may point to any element type with W-lane packs (input, accumulator or index rows).
 /// Always inlined: the step's captures (row pointers, accumulator row) must become registers of the caller's
 /// loop — called through a closure pointer, each step reloaded them, since its stores might alias them. For the same
-/// reason every step passed here is TENSOROPS_INLINE_STEP (simd/config.hpp): called at two or three sites, GCC 12 -O2
+/// reason every step passed here is TENSOROPS_INLINE_STEP (core/inline.hpp): called at two or three sites, GCC 12 -O2
 /// otherwise kept some of them out of line.
 template <class T, class Step>
 [[TENSOROPS_ALWAYS_INLINE]] inline void for_each_row_vector(std::size_t width, Step&& step_lanes) {

@@ -120,7 +120,7 @@ template <std::size_t R, bool Exclusive, class T, class Scan, class Running, cla
 /// Output says (`prefix`: the prefix row of a prefixed band, else unused). Columns are taken from the highest down
 /// when the rows are walked downwards in memory (in_step < 0, a DECREASING scan): the whole walk is then one
 /// descending stream, not a sawtooth (up one row, down two). The columns are independent: same results. The column
-/// steps are TENSOROPS_INLINE_STEP (simd/config.hpp): GCC 12 -O2 otherwise calls them through their closure, once per
+/// steps are TENSOROPS_INLINE_STEP (core/inline.hpp): GCC 12 -O2 otherwise calls them through their closure, once per
 /// vector, which costs more than the step itself.
 template <std::size_t R, block_output Output, bool Exclusive, class T, class Scan>
 void scan_rows_into_carry(const T* x, T* y, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t width,
