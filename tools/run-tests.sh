@@ -9,7 +9,8 @@
 #                    core/inline.hpp), plus the package tests (their consumers strict, at baseline), tensorops::compiled
 #                    for float32 (its isolated per-level objects and the choice of level) and the README example
 #                    compiled as a g++ -O2 -Werror consumer at x86-64-v3 (compile only: GCC's flow warnings depend on
-#                    the optimisation level)
+#                    the optimisation level) and checked as a g++ -O0 one at x86-64-v4 (front end: GCC's -O0
+#                    intrinsic macros)
 #   clang-mpi        the tests of tensorops::mpi (tests/mpi) and its example, each run under mpiexec on 1-4 ranks
 #                    (clang++ -O0 -march=x86-64-v3: they only have to run); installs Open MPI in its lane, beside the
 #                    other builds
@@ -96,6 +97,7 @@ configure_args() {
     gcc-baseline)     args=(-DCMAKE_CXX_COMPILER=g++ "${release_og[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64 $gcc_fewer_collections" -DTENSOROPS_PACKAGE_TESTS=ON
                             "${without_dml[@]}" -DTENSOROPS_BUILD_COMPILED=ON -DTENSOROPS_COMPILED_TYPES=float32
                             -DTENSOROPS_STRICT_CONSUMER_O2_COMPILE=ON -DTENSOROPS_TEST_FORCE_INLINE=0
+                            -DTENSOROPS_CONSUMER_O0_V4_CHECK=ON
                             -DTENSOROPS_ISA_INDEPENDENT_TESTS=OFF -DTENSOROPS_SCALAR_SIMD_TESTS=OFF)
                       priority=1 ;;
     clang-compiled)   args=(-DCMAKE_CXX_COMPILER=clang++ "${release[@]}" "${without_dml[@]}" -DTENSOROPS_BUILD_COMPILED=ON)

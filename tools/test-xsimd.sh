@@ -30,7 +30,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=ensure-packages.sh
 source "$root/tools/ensure-packages.sh"
-ensure_packages cmake ninja-build clang catch2 g++
+# xtl-dev: newer xsimd packages' CMake configs require xtl (find_dependency), which a fresh machine lacks.
+ensure_packages cmake ninja-build clang catch2 g++ xtl-dev
 
 cxx=${CXX:-clang++}
 jobs=${JOBS:-1}

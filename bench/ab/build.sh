@@ -6,7 +6,8 @@
 #        build/ab/ab [rounds=15]  (AB_FILTER=<substring> picks cases; AB_TINY=1 runs the per-call-overhead cases;
 #        AB_WIDE_SCANS=1, AB_HUGE_ROWS=1, AB_WIDE_ARGMAX=1 the scans over rows of 4 KiB-1 MiB and of 2-32 MiB and argmax
 #        over rows of 4 KiB-1 MiB instead of the default set)
-# A/A calibration: give the same tree twice. The -march is the benchmark suite's (x86-64-v3).
+# A/A calibration: give the same tree twice. The -march is the benchmark suite's (x86-64-v3) unless AB_MARCH names
+# another (x86-64-v4: the 512-bit paths).
 # Environment: AB_MAIN=wide_rows.cpp builds the driver of the reductions over the rows with their limits
 # (bench/ab/wide_rows.cpp, which links Google Benchmark for harness.hpp's probes) instead of main.cpp; AB_OPS=reduce_ops.cpp
 # compiles SUM and MAX of f32/f16/int32 alone (what wide_rows.cpp calls) instead of ops.cpp; AB_CXX (g++), AB_OPT (-O3);
@@ -22,7 +23,7 @@ libs=()
 [[ $main == main.cpp ]] || libs=(-lbenchmark)
 cxx=${AB_CXX:-g++}
 mkdir -p "$(dirname "$out")"
-flags=(-std=c++20 "${AB_OPT:--O3}" -DNDEBUG -march=x86-64-v3 -pthread)
+flags=(-std=c++20 "${AB_OPT:--O3}" -DNDEBUG "-march=${AB_MARCH:-x86-64-v3}" -pthread)
 if [[ ${AB_JOBS:-2} == 1 ]]; then
   "$cxx" "${flags[@]}" -I "$old/include" -Dtensorops=tensorops_old -DRUN=run_old -c "$here/$ops" -o "$out.old.o"
   "$cxx" "${flags[@]}" -I "$new/include" -DRUN=run_new -c "$here/$ops" -o "$out.new.o"

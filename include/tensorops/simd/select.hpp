@@ -24,8 +24,8 @@ template <class P>
 /// (vpblendd), SSE4.1 registers of 16-bit lanes or wider (pblendw) — one instruction that is always inlined: xsimd
 /// 8.1's select of a constant mask is an ordinary function, which GCC 12 -O2 left out of line in large kernels (the
 /// narrow-row argmax: a call per blend). Elsewhere, with a vector mask (not AVX-512's k registers), the mask comes from
-/// a constant in memory: one load and a variable blend (generic.hpp). With AVX-512 masks, byte and 16-bit lanes get
-/// their mask as an immediate; other lanes xsimd's select.
+/// a constant in memory: one load and a variable blend (generic.hpp). With AVX-512, the mask register is loaded from
+/// an immediate, for every lane type, and one masked blend applies it (x86/avx512.hpp).
 template <class Pattern, class P>
 [[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P select_constant(const P& a, const P& b) noexcept {
     return kernel::select_constant<Pattern>(a, b, isa_of<P>{});

@@ -19,6 +19,49 @@ TENSOROPS_SIMD_WARNINGS_BEGIN  // simd/warnings.hpp
 #if TENSOROPS_HAS_XSIMD && defined(__AVX512F__)
 namespace tensorops::simd::kernel {
 
+/// One masked blend on the registers (vblendmps / vblendmpd / vpblendmd / vpblendmq): a[i] where the mask's bit i is
+/// set. Not xsimd 8.1's select: for AVX-512BW integer lanes it picks the blend by lane width in a `switch`, so its byte
+/// and 16-bit blends are compiled for every lane type, and at -O0 GCC's intrinsics of those two are macros that cast
+/// their operands C-style, which a batch of wider lanes does not take (a g++ -O0 build at x86-64-v4 did not compile).
+template <class P>
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P select(const typename P::batch_bool_type& condition, const P& a,
+                                                       const P& b, isa::avx512) noexcept {
+    using V = typename P::value_type;
+    const auto bits = static_cast<typename P::batch_bool_type::register_type>(condition);
+    if constexpr (std::is_same_v<V, float>) return P(_mm512_mask_blend_ps(bits, b, a));
+    else if constexpr (std::is_same_v<V, double>) return P(_mm512_mask_blend_pd(bits, b, a));
+    else if constexpr (sizeof(V) == 4)
+        return detail::from_bytes<P>(_mm512_mask_blend_epi32(bits, detail::as_bytes(b), detail::as_bytes(a)));
+    else if constexpr (sizeof(V) == 8)
+        return detail::from_bytes<P>(_mm512_mask_blend_epi64(bits, detail::as_bytes(b), detail::as_bytes(a)));
+    else return xsimd::select(condition, a, b);  // 8- and 16-bit lanes without AVX-512BW: xsimd's emulation
+}
+
+/// The same for byte and 16-bit lanes with AVX-512BW (vpblendmb / vpblendmw), their registers passed as registers.
+template <class P>
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P select(const typename P::batch_bool_type& condition, const P& a,
+                                                       const P& b, isa::avx512bw) noexcept {
+    using V = typename P::value_type;
+    const auto bits = static_cast<typename P::batch_bool_type::register_type>(condition);
+    if constexpr (sizeof(V) == 1)
+        return detail::from_bytes<P>(_mm512_mask_blend_epi8(bits, detail::as_bytes(b), detail::as_bytes(a)));
+    else if constexpr (sizeof(V) == 2)
+        return detail::from_bytes<P>(_mm512_mask_blend_epi16(bits, detail::as_bytes(b), detail::as_bytes(a)));
+    else return select<P>(condition, a, b, isa::avx512{});
+}
+
+/// select (above) of Q's lanes, reinterpreted as unsigned lanes of the mask's width.
+template <class P, class Q>
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline Q select_lanes(const typename P::batch_bool_type& condition, const Q& a,
+                                                             const Q& b, isa::avx512) noexcept {
+    using U = typename detail::unsigned_of_size<sizeof(typename P::value_type)>::type;
+    using lanes = xsimd::batch<U, typename P::arch_type>;
+    using mask = typename lanes::batch_bool_type;
+    const mask bits(static_cast<typename P::batch_bool_type::register_type>(condition));
+    const lanes a_lanes = xsimd_compat::bitwise_cast<lanes>(a), b_lanes = xsimd_compat::bitwise_cast<lanes>(b);
+    return xsimd_compat::bitwise_cast<Q>(kernel::select<lanes>(bits, a_lanes, b_lanes, isa_of<lanes>{}));
+}
+
 template <class P>
     requires(P::size == 16)
 [[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_halves(const float16* source, isa::avx512) noexcept {
@@ -38,7 +81,7 @@ template <class P>
                                                                     float fill, isa::avx512) noexcept {
     const P widened(_mm512_cvtph_ps(detail::load_bytes_partial<8>(source, count * sizeof(float16))));
     if (fill == 0.0f) return widened;  // the lanes above read as +0.0
-    return xsimd::select(detail::lanes_below<P>(count), widened, P(fill));
+    return kernel::select<P>(detail::lanes_below<P>(count), widened, P(fill), isa::avx512{});
 }
 
 /// A masked load of 32- or 64-bit lanes, the fill in the others.
@@ -75,23 +118,19 @@ template <class P, class T>
     }
 }
 
-/// A constant mask register: for byte and 16-bit lanes given as an immediate (xsimd builds it from bools, lane by lane),
-/// for the others xsimd's constant mask.
+/// A constant mask register loaded from an immediate, for every lane type, and select's blend (above). Not xsimd 8.1's
+/// constant masks: for byte and 16-bit lanes it builds them from bools lane by lane, and its select of a constant mask
+/// is an ordinary function that GCC left out of line at -O2 (a call per blend in the narrow-row kernels).
 template <class Pattern, class P>
 [[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P select_constant(const P& a, const P& b, isa::avx512) noexcept {
-    using V = typename P::value_type;
     using M = typename P::batch_bool_type;
-    if constexpr (std::is_integral_v<V> && sizeof(V) <= 2) {
-        constexpr std::uint64_t bits = [] {
-            std::uint64_t set = 0;
-            for (std::size_t i = 0; i < P::size; ++i)
-                if (Pattern::get(static_cast<unsigned>(i), P::size)) set |= std::uint64_t{1} << i;
-            return set;
-        }();
-        return xsimd::select(M(static_cast<typename M::register_type>(bits)), a, b);
-    } else {
-        return xsimd::select(xsimd_compat::constant_mask<P, Pattern>(), a, b);
-    }
+    constexpr std::uint64_t bits = [] {
+        std::uint64_t set = 0;
+        for (std::size_t i = 0; i < P::size; ++i)
+            if (Pattern::get(static_cast<unsigned>(i), P::size)) set |= std::uint64_t{1} << i;
+        return set;
+    }();
+    return kernel::select<P>(M(static_cast<typename M::register_type>(bits)), a, b, isa_of<P>{});
 }
 
 /// The mask registers' bits, and-not in a general register (xsimd 8.1's bitwise_andnot of AVX-512 masks puts the
