@@ -175,6 +175,16 @@ TEMPLATE_TEST_CASE("simd: 8- and 16-bit integers widened to 32-bit lanes and nar
         const auto partial = simd::to_array(simd::load_widened_partial<U>(exact.data(), count));
         for (std::size_t i = 0; i < N; ++i) CHECK(partial[i] == (i < count ? static_cast<U>(source[i]) : U(0)));
     }
+#if TENSOROPS_TEST_HAS_PAGE_GUARD
+    // And from elements that end a page, the page after them unreadable (every build, sanitised or not).
+    tensorops_test::page_end_array<T> page_end(N);
+    std::copy(source.begin(), source.end(), page_end.data());
+    for (std::size_t count = 0; count <= N; ++count) {
+        const T* const at_end = page_end.data() + (N - count);
+        const auto partial = simd::to_array(simd::load_widened_partial<U>(at_end, count));
+        for (std::size_t i = 0; i < N; ++i) CHECK(partial[i] == (i < count ? static_cast<U>(at_end[i]) : U(0)));
+    }
+#endif
     // Lanes past T's range come back truncated (the value modulo 2^n); nothing is written past the N elements.
     std::array<U, N> lanes_out;
     for (std::size_t i = 0; i < N; ++i) lanes_out[i] = static_cast<U>(rng.uniform<std::uint32_t>(0, 0xFFFFFFFFu));

@@ -23,16 +23,15 @@
 // implementations.hpp includes them all, in that order. A new instruction set (an Arm port: arm/neon.hpp) is a tag,
 // a file and a line in implementations.hpp: no vocabulary function changes.
 //
-// Runtime dispatch (issue 46; not implemented): compile the same kernel templates once per instruction set, and choose
-// one set once at run time. The layout is meant for per-ISA translation units: each compiled with its -march (x86-64,
-// x86-64-v3, x86-64-v4), where xsimd's default register and hence every tag follow the flags and each ISA file's
-// `#if` opens on its own; the kernels and this vocabulary enclosed in an inline namespace named after the translation
-// unit's target (as Highway's HWY_NAMESPACE), so that the instantiations of one template for two instruction sets do
-// not share a mangled name (an ODR violation the linker would resolve by keeping one); and a dispatcher that reads
-// the CPU once (cpu.hpp) and calls the chosen unit's entry points. Highway's other way — re-including the headers
-// under `#pragma GCC target` for each target in one translation unit — would need the ISA files' `#if` to test a
-// macro of the library's own (clang does not define __AVX2__ under the pragma) and headers that can be included more
-// than once; the per-ISA units need neither.
+// Runtime dispatch (the compiled library, src/): the same kernel templates compiled once per instruction set, each
+// level's translation units with its -march (x86-64, x86-64-v3, x86-64-v4), where xsimd's default register and hence
+// every tag follow the flags and each ISA file's `#if` opens on its own. The instantiations of one template for two
+// levels share a mangled name, so each level's objects are partially linked into one and every symbol made local but
+// its entry function and the shared state (src/CMakeLists.txt): no COMDAT merging can send a baseline caller into
+// AVX-512 code. The dispatcher reads the CPU once (cpu.hpp) and calls the chosen level's table (src/dispatch.cpp).
+// Highway's other way, re-including the headers under `#pragma GCC target` for each target in one translation unit,
+// would need the ISA files' `#if` to test a macro of the library's own (clang does not define __AVX2__ under the
+// pragma) and headers that can be included more than once; the per-level objects need neither.
 //
 // xsimd itself is reached through xsimd_compat.hpp, the one home of what differs between its versions.
 #pragma once

@@ -118,6 +118,23 @@ template <class P, class T>
     }
 }
 
+/// load_widened of `count` (≤ lanes<U>) elements, zero above: a masked load of the bytes load_widened reads (AVX-512BW:
+/// the bytes masked out are not read, so nothing past source[count - 1]), then the same vpmovsx / vpmovzx. Not through
+/// an array: a register stored and read back whole at every row stalls on the store (store-to-load forwarding fails).
+template <class P, class T>
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_widened_partial(const T* source, std::size_t count,
+                                                                     isa::avx512bw) noexcept {
+    constexpr bool is_signed = std::is_signed_v<T>;
+    const auto wanted = static_cast<__mmask64>((std::uint64_t{1} << count) - 1);  // count ≤ 16 lanes
+    if constexpr (sizeof(T) == 1) {
+        const __m128i in = _mm512_castsi512_si128(_mm512_maskz_loadu_epi8(wanted, source));
+        return detail::from_bytes<P>(is_signed ? _mm512_cvtepi8_epi32(in) : _mm512_cvtepu8_epi32(in));
+    } else {
+        const __m256i in = _mm512_castsi512_si256(_mm512_maskz_loadu_epi16(static_cast<__mmask32>(wanted), source));
+        return detail::from_bytes<P>(is_signed ? _mm512_cvtepi16_epi32(in) : _mm512_cvtepu16_epi32(in));
+    }
+}
+
 /// A constant mask register loaded from an immediate, for every lane type, and select's blend (above). Not xsimd 8.1's
 /// constant masks: for byte and 16-bit lanes it builds them from bools lane by lane, and its select of a constant mask
 /// is an ordinary function that GCC left out of line at -O2 (a call per blend in the narrow-row kernels).

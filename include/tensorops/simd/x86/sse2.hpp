@@ -8,10 +8,13 @@
 //   32-bit  two pmuludq on even and odd lanes;
 //   64-bit  lo·lo + ((lo·hi + hi·lo) << 32) from three pmuludq;
 //   8-bit   pmullw on the even bytes and on the odd bytes shifted down, recombined.
+// And 8- and 16-bit integers loaded widened to 32-bit lanes with SSE2 alone (unpacks; x86/sse41.hpp has pmovsx/pmovzx),
+// a few bytes at a time composed in general registers (detail::load_low_bytes, which the wider registers use too).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "../../core/inline.hpp"
@@ -38,6 +41,71 @@ template <class P, class Register>
 [[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P from_bytes(Register bits) noexcept {
     using bytes = xsimd::batch<std::uint8_t, typename P::arch_type>;
     return xsimd_compat::bitwise_cast<P>(bytes(bits));
+}
+
+/// The `Bytes` (4, 8 or 16) bytes at source in the low bytes of a register, zero above.
+template <std::size_t Bytes>
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline __m128i load_low(const void* source) noexcept {
+    if constexpr (Bytes == 4) {
+        int word;
+        std::memcpy(&word, source, 4);
+        return _mm_cvtsi32_si128(word);
+    } else if constexpr (Bytes == 8) {
+        return _mm_loadl_epi64(static_cast<const __m128i*>(source));
+    } else {
+        static_assert(Bytes == 16);
+        return _mm_loadu_si128(static_cast<const __m128i*>(source));
+    }
+}
+
+/// The `bytes` (≤ 16) bytes at source in the low bytes of a register, zero above; reads nothing past them. Composed in
+/// general registers: 8-byte loads while 8 bytes remain, then one 4-, one 2- and one 1-byte load as `bytes` has those
+/// bits (a row length fixed for a whole call: the branches are predicted).
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline __m128i load_low_bytes(const void* source, std::size_t bytes) noexcept {
+    const auto* at = static_cast<const unsigned char*>(source);
+    const auto word_of = [](const unsigned char* from, std::size_t count) {  // count ≤ 8 bytes
+        std::uint64_t word = 0;
+        if (count == 8) {
+            std::memcpy(&word, from, 8);
+            return static_cast<long long>(word);
+        }
+        unsigned shift = 0;
+        if (count & 4) {
+            std::uint32_t four;
+            std::memcpy(&four, from, 4);
+            word = four;
+            from += 4;
+            shift = 32;
+        }
+        if (count & 2) {
+            std::uint16_t two;
+            std::memcpy(&two, from, 2);
+            word |= std::uint64_t{two} << shift;
+            from += 2;
+            shift += 16;
+        }
+        if (count & 1) word |= std::uint64_t{*from} << shift;
+        return static_cast<long long>(word);
+    };
+    if (bytes < 8) return _mm_set_epi64x(0, word_of(at, bytes));
+    long long low;
+    std::memcpy(&low, at, 8);
+    return _mm_set_epi64x(word_of(at + 8, bytes - 8), low);
+}
+
+/// The 8- or 16-bit integers T in the low bytes of `in` sign-extended (signed T) or zero-extended to the four 32-bit
+/// lanes of P, with SSE2 alone: interleaved with zeros (zero-extension), or with themselves and shifted down
+/// arithmetically (sign-extension: the value's bits land in the lane's top, its sign fills the rest).
+template <class P, class T>
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P widen_low_128_sse2(__m128i in) noexcept {
+    if constexpr (std::is_signed_v<T>) {
+        const __m128i words = sizeof(T) == 1 ? _mm_srai_epi16(_mm_unpacklo_epi8(in, in), 8) : in;
+        return from_bytes<P>(_mm_srai_epi32(_mm_unpacklo_epi16(words, words), 16));
+    } else {
+        const __m128i zero = _mm_setzero_si128();
+        const __m128i words = sizeof(T) == 1 ? _mm_unpacklo_epi8(in, zero) : in;
+        return from_bytes<P>(_mm_unpacklo_epi16(words, zero));
+    }
 }
 }  // namespace detail
 
@@ -117,6 +185,20 @@ template <class P>
         const __m128i odd = _mm_mullo_epi16(_mm_srli_epi16(x, 8), _mm_srli_epi16(y, 8));
         return detail::from_bytes<P>(_mm_or_si128(_mm_and_si128(even, low_bytes), _mm_slli_epi16(odd, 8)));
     }
+}
+
+/// 8- and 16-bit integers widened to 32-bit lanes (see simd::load_widened): the bytes loaded into the low bytes of a
+/// register, widened by detail::widen_low_128_sse2 (x86/sse41.hpp: by one pmovsx/pmovzx where the build has SSE4.1).
+template <class P, class T>
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_widened(const T* source, isa::sse2) noexcept {
+    return detail::widen_low_128_sse2<P, T>(detail::load_low<P::size * sizeof(T)>(source));
+}
+
+/// load_widened of `count` elements, zero above: the bytes composed in general registers (detail::load_low_bytes).
+template <class P, class T>
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_widened_partial(const T* source, std::size_t count,
+                                                                     isa::sse2) noexcept {
+    return detail::widen_low_128_sse2<P, T>(detail::load_low_bytes(source, count * sizeof(T)));
 }
 
 /// pslldq / psrldq: any byte count.

@@ -1,11 +1,8 @@
 // tensorops/simd/x86/sse41.hpp — the implementations of the vocabulary for 16-byte x86 registers in builds that target
-// SSE4.1 (isa::sse41): immediate blends, and 8- and 16-bit integers widened by one pmovsx/pmovzx. Its helpers for
-// loading a few bytes serve the 32-byte registers too (x86/avx2.hpp).
+// SSE4.1 (isa::sse41): immediate blends, and 8- and 16-bit integers widened by one pmovsx/pmovzx.
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 #include "../../core/inline.hpp"
@@ -30,56 +27,6 @@ inline constexpr int blend_immediate = [] {
             for (std::size_t e = 0; e < per_lane; ++e) bits |= 1 << (i * per_lane + e);
     return bits;
 }();
-
-/// The `Bytes` (4, 8 or 16) bytes at source in the low bytes of a register, zero above.
-template <std::size_t Bytes>
-[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline __m128i load_low(const void* source) noexcept {
-    if constexpr (Bytes == 4) {
-        int word;
-        std::memcpy(&word, source, 4);
-        return _mm_cvtsi32_si128(word);
-    } else if constexpr (Bytes == 8) {
-        return _mm_loadl_epi64(static_cast<const __m128i*>(source));
-    } else {
-        static_assert(Bytes == 16);
-        return _mm_loadu_si128(static_cast<const __m128i*>(source));
-    }
-}
-
-/// The `bytes` (≤ 16) bytes at source in the low bytes of a register, zero above; reads nothing past them. Composed in
-/// general registers: 8-byte loads while 8 bytes remain, then one 4-, one 2- and one 1-byte load as `bytes` has those
-/// bits (a row length fixed for a whole call: the branches are predicted).
-[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline __m128i load_low_bytes(const void* source, std::size_t bytes) noexcept {
-    const auto* at = static_cast<const unsigned char*>(source);
-    const auto word_of = [](const unsigned char* from, std::size_t count) {  // count ≤ 8 bytes
-        std::uint64_t word = 0;
-        if (count == 8) {
-            std::memcpy(&word, from, 8);
-            return static_cast<long long>(word);
-        }
-        unsigned shift = 0;
-        if (count & 4) {
-            std::uint32_t four;
-            std::memcpy(&four, from, 4);
-            word = four;
-            from += 4;
-            shift = 32;
-        }
-        if (count & 2) {
-            std::uint16_t two;
-            std::memcpy(&two, from, 2);
-            word |= std::uint64_t{two} << shift;
-            from += 2;
-            shift += 16;
-        }
-        if (count & 1) word |= std::uint64_t{*from} << shift;
-        return static_cast<long long>(word);
-    };
-    if (bytes < 8) return _mm_set_epi64x(0, word_of(at, bytes));
-    long long low;
-    std::memcpy(&low, at, 8);
-    return _mm_set_epi64x(word_of(at + 8, bytes - 8), low);
-}
 
 /// The 8- or 16-bit integers T in the low bytes of `in` sign-extended (signed T) or zero-extended to the four 32-bit
 /// lanes of P: one pmovsx/pmovzx.
