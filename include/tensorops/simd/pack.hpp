@@ -77,8 +77,9 @@ template <builtin_element T>
 /// Loads `count` (< lanes<T>) elements into the low lanes and `fill` into the others. Reads nothing past
 /// source[count - 1]: a masked load (AVX-512: 32- and 64-bit lanes, with AVX-512BW 8- and 16-bit lanes too; AVX2:
 /// 32- and 64-bit lanes; AVX2 8- and 16-bit lanes, float16 with F16C or AVX-512F and bfloat16 with AVX2 or AVX-512F:
-/// detail::load_bytes_partial; bfloat16 with SSE4.1: detail::load_low_bytes), else through an array (a
-/// store-forwarding stall per load, and narrow lanes filled one by one: the last resort).
+/// detail::load_bytes_partial; SSE2 every lane type but float16's and bfloat16's, and bfloat16 with SSE4.1:
+/// detail::load_low_bytes), else through an array (a store-forwarding stall per load, and narrow lanes filled one by
+/// one: the last resort — float16 without F16C, the scalar build).
 template <builtin_element T>
 [[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline pack<T> load_partial(const T* source, std::size_t count,
                                                                    compute_t<T> fill) noexcept {

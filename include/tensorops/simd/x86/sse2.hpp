@@ -187,6 +187,21 @@ template <class P>
     }
 }
 
+/// simd::load_partial of 8-, 16- and 32-bit lanes (not float16's and bfloat16's): the count · sizeof(T) bytes composed
+/// in general registers (detail::load_low_bytes: nothing past them read), zero above, the fill selected into the lanes
+/// from count on where it is not zero — as x86/avx2.hpp's masked loads. Not through an array: a register read back
+/// whole from smaller stores stalls on them (store-to-load forwarding fails), at every short row. 64-bit lanes (one
+/// element at most) keep the portable form, which measured as fast or faster (bench/journal/2026-11-30-compiled-paired.md).
+template <class P, class T>
+    requires(sizeof(T) <= 4)
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_partial(const T* source, std::size_t count,
+                                                             typename P::value_type fill, isa::sse2) noexcept {
+    using C = typename P::value_type;
+    const P loaded = detail::from_bytes<P>(detail::load_low_bytes(source, count * sizeof(T)));
+    if (fill == C(0)) return loaded;  // the lanes above read as zero
+    return xsimd::select(detail::lanes_below<P>(count), loaded, P(fill));
+}
+
 /// 8- and 16-bit integers widened to 32-bit lanes (see simd::load_widened): the bytes loaded into the low bytes of a
 /// register, widened by detail::widen_low_128_sse2 (x86/sse41.hpp: by one pmovsx/pmovzx where the build has SSE4.1).
 template <class P, class T>
