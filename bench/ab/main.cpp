@@ -170,45 +170,26 @@ int main(int argc, char** argv) {
                                std::to_string(c.threads);
             if (name.find(filter) == std::string::npos) continue;
         }
-        // data per type: floats 0.5..1.5 (f64 too), halves 1.0, int8 small
+        // Data per type, filled when the type changes: floats and doubles in [0.5, 1.5), halves and bfloat16 in
+        // [0.5, 1), int8 in [0, 8), uint8 any byte, int32 in [0, 65536).
         static int filled = -1;
         if (int(c.t) != filled) {
             filled = int(c.t);
-            if (c.t == dtype::f64) {
-                for (std::size_t i = 0; i + 8 <= big; i += 8) {
-                    double v = u(gen);
-                    std::memcpy(&xs[i], &v, 8);
+            const auto fill = [&](auto value_of) {
+                using V = decltype(value_of());
+                for (std::size_t i = 0; i + sizeof(V) <= big; i += sizeof(V)) {
+                    const V v = value_of();
+                    std::memcpy(&xs[i], &v, sizeof(V));
                 }
-            }
-            if (c.t == dtype::f16) {
-                for (std::size_t i = 0; i + 2 <= big; i += 2) {
-                    std::uint16_t h = std::uint16_t(0x3800 + (gen() & 0x3FF));
-                    std::memcpy(&xs[i], &h, 2);
-                }
-            }
-            if (c.t == dtype::i8) {
-                for (std::size_t i = 0; i < big; ++i) xs[i] = (unsigned char)(gen() & 7);
-            }
-            if (c.t == dtype::f32) {
-                for (std::size_t i = 0; i + 4 <= big; i += 4) {
-                    float v = u(gen);
-                    std::memcpy(&xs[i], &v, 4);
-                }
-            }
-            if (c.t == dtype::bf16) {
-                for (std::size_t i = 0; i + 2 <= big; i += 2) {
-                    std::uint16_t h = std::uint16_t(0x3F00 + (gen() & 0xFF));
-                    std::memcpy(&xs[i], &h, 2);
-                }
-            }
-            if (c.t == dtype::u8) {
-                for (std::size_t i = 0; i < big; ++i) xs[i] = (unsigned char)(gen() & 0xFF);
-            }
-            if (c.t == dtype::i32) {
-                for (std::size_t i = 0; i + 4 <= big; i += 4) {
-                    std::int32_t v = std::int32_t(gen() & 0xFFFF);
-                    std::memcpy(&xs[i], &v, 4);
-                }
+            };
+            switch (c.t) {
+                case dtype::f32: fill([&] { return u(gen); }); break;
+                case dtype::f64: fill([&] { return double(u(gen)); }); break;
+                case dtype::f16: fill([&] { return std::uint16_t(0x3800 + (gen() & 0x3FF)); }); break;
+                case dtype::bf16: fill([&] { return std::uint16_t(0x3F00 + (gen() & 0xFF)); }); break;
+                case dtype::i8: fill([&] { return std::uint8_t(gen() & 7); }); break;
+                case dtype::u8: fill([&] { return std::uint8_t(gen() & 0xFF); }); break;
+                case dtype::i32: fill([&] { return std::int32_t(gen() & 0xFFFF); }); break;
             }
         }
         const std::size_t bytes = elements(c.sizes) * tsize(c.t);
