@@ -275,8 +275,8 @@ public:
         while (reinterpret_cast<std::uintptr_t>(storage_.data() + first) % 64 != 0 && first < alignment_slack) ++first;
         origin_ = static_cast<std::ptrdiff_t>(first + guard + misalignment) - low;
         std::memset(static_cast<void*>(storage_.data()), sentinel_byte, storage_.size() * sizeof(T));
-        addressed_.assign(storage_.size(), false);
-        if (!empty) for_each_offset([&](std::ptrdiff_t offset) { addressed_[static_cast<std::size_t>(origin_ + offset)] = true; });
+        addressed_.assign(storage_.size(), 0);
+        if (!empty) for_each_offset([&](std::ptrdiff_t offset) { addressed_[static_cast<std::size_t>(origin_ + offset)] = 1; });
     }
 
     [[nodiscard]] tensorops::tensor_view<T> view() {
@@ -342,7 +342,9 @@ private:
     std::vector<std::size_t> sizes_;
     std::vector<std::ptrdiff_t> strides_;
     std::vector<T> storage_;
-    std::vector<bool> addressed_;
+    // One byte per element, not std::vector<bool>: its proxy iterators stay function calls in the unoptimised and -Og
+    // builds, where they were a large share of the long tests' time.
+    std::vector<unsigned char> addressed_;
     std::ptrdiff_t origin_ = 0;
 };
 

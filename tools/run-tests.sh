@@ -7,10 +7,10 @@
 #                    tests over the integer set 2 (uint8, int16, uint32, int64; gcc-v3, by name, takes the other four)
 #   gcc-baseline     g++ -Og, -march=x86-64 (SSE2 through xsimd; every element type; the tests without forced inlining,
 #                    core/inline.hpp), plus the package tests (their consumers strict, at baseline), tensorops::compiled
-#                    for float32 (its isolated per-level objects and the choice of level) and the README example
-#                    compiled as a g++ -O2 -Werror consumer at x86-64-v3 (compile only: GCC's flow warnings depend on
-#                    the optimisation level) and checked as a g++ -O0 one at x86-64-v4 (front end: GCC's -O0
-#                    intrinsic macros)
+#                    for float32 (its isolated per-level objects and the choice of level; not forced inline either)
+#                    and the README example compiled as a g++ -O2 -Werror consumer at x86-64-v3 (compile only: GCC's
+#                    flow warnings depend on the optimisation level) and checked as a g++ -O0 one at x86-64-v4 (front
+#                    end: GCC's -O0 intrinsic macros)
 #   clang-mpi        the tests of tensorops::mpi (tests/mpi) and its example, each run under mpiexec on 1-4 ranks
 #                    (clang++ -O0 -march=x86-64-v3: they only have to run); installs Open MPI in its lane, beside the
 #                    other builds
@@ -96,7 +96,7 @@ configure_args() {
                       priority=2 ;;
     gcc-baseline)     args=(-DCMAKE_CXX_COMPILER=g++ "${release_og[@]}" "-DCMAKE_CXX_FLAGS=-march=x86-64 $gcc_fewer_collections" -DTENSOROPS_PACKAGE_TESTS=ON
                             "${without_dml[@]}" -DTENSOROPS_BUILD_COMPILED=ON -DTENSOROPS_COMPILED_TYPES=float32
-                            -DTENSOROPS_STRICT_CONSUMER_O2_COMPILE=ON -DTENSOROPS_TEST_FORCE_INLINE=0
+                            -DTENSOROPS_STRICT_CONSUMER_O2_COMPILE=ON -DTENSOROPS_TEST_FORCE_INLINE=0 -DTENSOROPS_COMPILED_FORCE_INLINE=0
                             -DTENSOROPS_CONSUMER_O0_V4_CHECK=ON
                             -DTENSOROPS_ISA_INDEPENDENT_TESTS=OFF -DTENSOROPS_SCALAR_SIMD_TESTS=OFF)
                       priority=1 ;;
