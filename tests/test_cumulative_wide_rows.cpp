@@ -6,6 +6,7 @@
 //   (grouped_carry_bytes), three bands (the last a few rows: a group and a remainder).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -190,5 +191,72 @@ TEMPLATE_LIST_TEST_CASE("cumulative: bands of rows with wide carry rows, taken i
         const std::size_t wrong = first_off_rule(values, sizes, band, v, pool);
         INFO("first wrong element " << wrong << " of " << values.size());
         REQUIRE(wrong == values.size());
+    }
+}
+
+// Where every output row starts the same few columns before a vector boundary (a row pitch of whole vectors), the
+// across-rows kernels walk those columns on their own and store the others on vector boundaries (outer_rows.hpp,
+// columns_before_vector_boundary); the columns are independent, so the bits are the band rule's wherever the output
+// starts: outputs and inputs at several element offsets from a 64-byte line, in bands of rows and in one band (the
+// kernel carried by the output), on one thread and on a pool.
+TEMPLATE_TEST_CASE("cumulative: outputs starting anywhere within a vector give the band rule's bits", "", float, double,
+                   tensorops::float16) {
+    using T = TestType;
+    constexpr std::size_t W = tensorops::simd::lanes<T>;
+    tensorops_test::test_rng rng(std::string("cumulative aligned heads ") +
+                                 std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    tensorops::thread_pool pool(2);
+    struct shape_case {
+        std::size_t n, m;
+    };
+    // Rows of a carry block and eight vectors: bands of a few dozen rows, three of them; and one band of 40 rows.
+    const std::size_t wide = tensorops::detail::carry_block_width<T> + 8 * W;
+    const std::size_t band = tensorops::detail::band_rows(wide, sizeof(T));
+    const shape_case shapes[] = {{2 * band + 3, wide}, {40, 64 * W}};
+    const wide_call variants[] = {{wide_operation::sum, false, false, false, false},
+                                  {wide_operation::sum, true, true, true, true},
+                                  {wide_operation::product, false, true, false, true}};
+    const std::size_t offsets[] = {0, 1, W / 2, W - 1};
+    std::size_t combination = 0;
+    for (const auto& [n, m] : shapes) {
+        const std::vector<std::size_t> sizes{n, m};
+        const std::size_t count = n * m;
+        const std::vector<T> values = wide_values<T>(rng, count);
+        const std::vector<T> expected_by_call[] = {
+            band_rule(values, 1, n, m, tensorops::detail::band_rows(m, sizeof(T)), variants[0].op, false, false),
+            band_rule(values, 1, n, m, tensorops::detail::band_rows(m, sizeof(T)), variants[1].op, true, true),
+            band_rule(values, 1, n, m, tensorops::detail::band_rows(m, sizeof(T)), variants[2].op, false, true)};
+        for (const std::size_t offset : offsets) {
+            for (std::size_t k = 0; k < std::size(variants); ++k) {
+                // Sanitised builds: a share of the (offset, variant) pairs, every offset and variant met.
+                if (!tensorops_test::runs_in_this_build(combination++)) continue;
+                const wide_call& v = variants[k];
+                INFO("[" << n << ", " << m << "] output " << offset << " elements past a line, decreasing "
+                         << v.decreasing << ", exclusive " << v.exclusive << ", in place " << v.in_place << ", pool "
+                         << v.on_pool);
+                const std::size_t line = 64 / sizeof(T);
+                std::vector<T> input_storage(count + 2 * line), output_storage(count + 2 * line, T(7));
+                const auto at_offset = [&](std::vector<T>& storage, std::size_t elements) {
+                    T* base = storage.data();
+                    while (reinterpret_cast<std::uintptr_t>(base) % 64 != 0) ++base;
+                    return base + elements;
+                };
+                T* input = at_offset(input_storage, (offset + 3) % W);  // the input elsewhere within its line
+                T* output = v.in_place ? input : at_offset(output_storage, offset);
+                std::copy(values.begin(), values.end(), input);
+                const scan_options options{0, v.decreasing ? axis_direction::decreasing : axis_direction::increasing,
+                                           v.exclusive};
+                const tensor_view<const T> in(input, sizes);
+                const tensor_view<T> out(output, sizes);
+                if (v.on_pool) scan<T>(pool, v.op, in, out, options);
+                else scan<T>(tensorops::sequential, v.op, in, out, options);
+                std::size_t wrong = count;
+                for (std::size_t i = 0; i < count && wrong == count; ++i)
+                    if (!tensorops_test::same_bits(output[i], expected_by_call[k][i])) wrong = i;
+                INFO("first wrong element " << wrong << " of " << count);
+                REQUIRE(wrong == count);
+            }
+        }
     }
 }

@@ -188,7 +188,8 @@ TEMPLATE_LIST_TEST_CASE("parallel cumulative sum/product: bit-identical to seque
 
 // On an executor that claims pieces in order, an across-rows scan writes a band's rows plain until the prefix entering
 // the band is published, prefixed from then on, and offsets the plain ones (ops/detail/scan/blocked.hpp). Which row the switch
-// falls on depends on the threads' timing; here it is forced at every row of both column blocks of a band.
+// falls on depends on the threads' timing; here it is forced at every row of every column block of a band: two blocks,
+// and three where the output's first columns come before a vector boundary (carry_blocks' head: 0 and a few columns).
 TEMPLATE_TEST_CASE("parallel across-rows scan: a band that switches from plain to prefixed rows at any row is the prefixed band", "[parallel]",
                    double, float, std::int32_t) {
     using T = TestType;
@@ -205,28 +206,36 @@ TEMPLATE_TEST_CASE("parallel across-rows scan: a band that switches from plain t
     const std::vector<T> x = random_values(n * m), prefix = random_values(m);
     const detail::sum_scan<T> scan{};
     const auto step = static_cast<std::ptrdiff_t>(m);
-    const auto check = [&]<bool Exclusive>() {
-        INFO("exclusive " << Exclusive);
+    const auto check = [&]<bool Exclusive>(std::size_t head) {
+        INFO("exclusive " << Exclusive << ", head " << head);
+        const detail::carry_blocks<T> blocks{m, head};
+        const std::size_t count = blocks.count();
+        REQUIRE(count == (head == 0 ? 2 : 3));
         std::vector<T> expected(n * m), expected_total(m);
         detail::scan_band<detail::block_output::prefixed, Exclusive>(x.data(), expected.data(), n, step, step, m, scan, prefix.data(),
                                                                      expected_total.data(), false);
-        for (std::size_t k = 0; k <= 2 * n + 1; ++k) {  // the prefix is there from the k-th question on
+        for (std::size_t k = 0; k <= count * n + 1; ++k) {  // the prefix is there from the k-th question on
             INFO("the prefix arrives at question " << k);
             std::size_t questions = 0;
             const auto arrived = [&]() -> const T* { return questions++ < k ? nullptr : prefix.data(); };
             std::vector<T> got(n * m), total(m);
-            std::size_t plain_rows[2] = {};
-            detail::scan_band_as_prefix_arrives<Exclusive>(x.data(), got.data(), n, step, step, m, scan, total.data(), arrived, plain_rows);
-            CHECK(plain_rows[0] == std::min(k, n));
-            CHECK(plain_rows[1] == (k > n ? std::min(k - n, n) : 0));
-            detail::offset_rows(got.data(), plain_rows[0], step, block, prefix.data(), scan);
-            detail::offset_rows(got.data() + block, plain_rows[1], step, m - block, prefix.data() + block, scan);
+            std::size_t plain_rows[3] = {};
+            detail::scan_band_as_prefix_arrives<Exclusive>(x.data(), got.data(), n, step, step, blocks, scan,
+                                                           total.data(), arrived, plain_rows);
+            for (std::size_t b = 0; b < count; ++b) {  // block b asks its n questions after the blocks before it
+                CHECK(plain_rows[b] == std::min(k > b * n ? k - b * n : 0, n));
+                const std::size_t first = blocks.first(b);
+                detail::offset_rows(got.data() + first, plain_rows[b], step, blocks.width(b), prefix.data() + first,
+                                    scan);
+            }
             CHECK(std::memcmp(got.data(), expected.data(), got.size() * sizeof(T)) == 0);
             CHECK(std::memcmp(total.data(), expected_total.data(), total.size() * sizeof(T)) == 0);
         }
     };
-    check.template operator()<false>();
-    check.template operator()<true>();
+    for (const std::size_t head : {std::size_t{0}, simd::lanes<T> - 1, std::size_t{3}}) {
+        check.template operator()<false>(head);
+        check.template operator()<true>(head);
+    }
 }
 
 // The same for a block of a long line: written in parts, plain until the prefix entering the block is published,

@@ -221,22 +221,23 @@ void run_blocked_scans(const executor_ref& exec, const T* input, T* output, cons
                 // whose prefix is ready when it starts, writes every row prefixed: as sequentially. (Totals first
                 // and then a prefixed scan of the band from cache, or every row plain and then offset, scan each
                 // element twice.)
-                constexpr std::size_t block_width = carry_block_width<T>;
-                const std::size_t column_blocks = (m + block_width - 1) / block_width;
+                const carry_blocks<T> band_blocks = carry_blocks_of(y, out_step, m);  // the same for every band
+                const std::size_t column_blocks = band_blocks.count();
                 std::vector<std::size_t> plain_rows(blocks * column_blocks);
                 const auto rows_of = [&](std::size_t b) { return std::min(band, n - b * band); };
                 const auto band_start = [&](std::size_t b) { return static_cast<std::ptrdiff_t>(b * band); };
                 run_chained_scan<C>(
                     exec, blocks, m,
                     [&](std::size_t b, C* out, const auto& arrived) {
-                        scan_band_as_prefix_arrives<Exclusive>(x + band_start(b) * in_step, y + band_start(b) * out_step, rows_of(b), in_step, out_step,
-                                                               m, scan, out, arrived, plain_rows.data() + b * column_blocks);
+                        scan_band_as_prefix_arrives<Exclusive>(x + band_start(b) * in_step, y + band_start(b) * out_step, rows_of(b),
+                                                               in_step, out_step, band_blocks, scan, out, arrived,
+                                                               plain_rows.data() + b * column_blocks);
                     },
                     [&](std::size_t b, const C* prefix) {
                         for (std::size_t k = 0; k < column_blocks; ++k) {
-                            const std::size_t first = k * block_width;
-                            offset_rows(y + band_start(b) * out_step + static_cast<std::ptrdiff_t>(first), plain_rows[b * column_blocks + k], out_step,
-                                        std::min(block_width, m - first), prefix + first, scan);
+                            const std::size_t first = band_blocks.first(k);
+                            offset_rows(y + band_start(b) * out_step + static_cast<std::ptrdiff_t>(first),
+                                        plain_rows[b * column_blocks + k], out_step, band_blocks.width(k), prefix + first, scan);
                         }
                     },
                     [&](const C* prefix, C* t) { chain_prefix<T>(prefix, t, m, scan); });

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -38,27 +39,65 @@ template <class T>
            std::min(m, carry_block_width<T>) * sizeof(simd::compute_t<T>) >= grouped_carry_bytes;
 }
 
-/// Calls rows(first, width, carry) for each column block [first, first + width) of a band of m columns (blocks of
-/// carry_block_width<T>), in order (from the last block down when `descending`: see scan_rows_into_carry): `carry`
-/// is the block's running row, set to the identity — in `total` (m values), or in a buffer on the stack
-/// (carry_block_bytes) when `total` is null or CarryInTotal is false, and then copied to `total` if there is one.
-/// The parallel band scan keeps its carry on the stack: its totals are the slots of neighbouring bands, which two
-/// threads would otherwise write at once, every row (the gain is unconfirmed: bench/journal/notes-scan-and-tuples.md).
-/// One thread gains nothing from the copy: the sequential kernels run in `total`.
+/// The column blocks of a band of m columns whose output rows start `head` columns before a vector boundary
+/// (columns_before_vector_boundary): those columns as a block of their own, if any, then blocks of carry_block_width<T>
+/// columns, each beginning on a vector boundary of the output and (where the carry is a row aligned as the output's:
+/// carry_row_aligned_at) of its carry row.
+template <class T>
+struct carry_blocks {
+    static constexpr std::size_t block_width = carry_block_width<T>;
+    std::size_t m = 0, head = 0;
+
+    [[nodiscard]] std::size_t count() const noexcept {
+        return (head != 0 ? 1 : 0) + (m - head + block_width - 1) / block_width;
+    }
+    [[nodiscard]] std::size_t first(std::size_t k) const noexcept {
+        if (head == 0) return k * block_width;
+        return k == 0 ? 0 : head + (k - 1) * block_width;
+    }
+    [[nodiscard]] std::size_t width(std::size_t k) const noexcept {
+        return head != 0 && k == 0 ? head : std::min(block_width, m - first(k));
+    }
+};
+
+/// The carry blocks of a band whose output row `y` (rows `y_step` apart) has m columns.
+template <class T>
+[[nodiscard]] carry_blocks<T> carry_blocks_of(const T* y, std::ptrdiff_t y_step, std::size_t m) noexcept {
+    return {m, columns_before_vector_boundary(y, y_step, m)};
+}
+
+/// `count` values in `storage`, placed so that value `head` begins a 64-byte line: a carry, prefix or total row whose
+/// columns from `head` on are stored on the same boundaries as the output's (carry_blocks).
+template <class C>
+[[nodiscard]] C* carry_row_aligned_at(std::vector<C>& storage, std::size_t count, std::size_t head) {
+    constexpr std::size_t slack = std::max<std::size_t>(1, 64 / sizeof(C));
+    storage.resize(count + slack);
+    C* row = storage.data();
+    for (std::size_t k = 0; k < slack && reinterpret_cast<std::uintptr_t>(row + head) % 64 != 0; ++k) ++row;
+    return row;
+}
+
+/// Calls rows(k, first, width, carry) for each column block k, [first, first + width), of `blocks`, in order (from the
+/// last block down when `descending`: see scan_rows_into_carry): `carry` is the block's running row, set to the
+/// identity — in `total` (m values), or in a buffer on the stack (carry_block_bytes, 64-byte aligned) when `total` is
+/// null or CarryInTotal is false, and then copied to `total` if there is one. The parallel band scan keeps its carry on
+/// the stack: its totals are the slots of neighbouring bands, which two threads would otherwise write at once, every
+/// row (the gain is unconfirmed: bench/journal/notes-scan-and-tuples.md). One thread gains nothing from the copy: the
+/// sequential kernels run in `total`.
 template <class T, bool CarryInTotal = true, class Scan, class Rows>
-[[TENSOROPS_ALWAYS_INLINE]] inline void for_each_carry_block(std::size_t m, bool descending, simd::compute_t<T>* total,
-                                                             const Scan& scan, const Rows& rows) {
+[[TENSOROPS_ALWAYS_INLINE]] inline void for_each_carry_block(const carry_blocks<T>& blocks, bool descending,
+                                                             simd::compute_t<T>* total, const Scan& scan,
+                                                             const Rows& rows) {
     using C = simd::compute_t<T>;
-    constexpr std::size_t block_width = carry_block_width<T>;
-    alignas(64) std::array<C, block_width> page;
+    alignas(64) std::array<C, carry_blocks<T>::block_width> page;
     const C identity = static_cast<C>(scan.identity());
-    const std::size_t blocks = (m + block_width - 1) / block_width;
-    for (std::size_t k = 0; k < blocks; ++k) {
-        const std::size_t first = (descending ? blocks - 1 - k : k) * block_width;
-        const std::size_t width = std::min(block_width, m - first);
+    const std::size_t count = blocks.count();
+    for (std::size_t step = 0; step < count; ++step) {
+        const std::size_t k = descending ? count - 1 - step : step;
+        const std::size_t first = blocks.first(k), width = blocks.width(k);
         C* carry = CarryInTotal && total != nullptr ? total + first : page.data();
         std::fill(carry, carry + width, identity);
-        rows(first, width, carry);
+        rows(k, first, width, carry);
         if (!CarryInTotal && total != nullptr) std::copy(carry, carry + width, total + first);
     }
 }
@@ -79,12 +118,14 @@ void scan_band(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step,
     using C = simd::compute_t<T>;
     constexpr std::size_t group = carry_group_rows;
     constexpr auto group_step = static_cast<std::ptrdiff_t>(group);  // steps may be negative: signed arithmetic
-    for_each_carry_block<T>(m, in_step < 0, total, scan, [&](std::size_t first, std::size_t width, C* carry) {
+    // Writing nothing, the kernel still forms output addresses: give it the input's (never written through).
+    T* const y_row = Output == block_output::none ? const_cast<T*>(input) : output;
+    const std::ptrdiff_t y_step = Output == block_output::none ? in_step : out_step;
+    for_each_carry_block<T>(carry_blocks_of(y_row, y_step, m), in_step < 0, total, scan,
+                            [&](std::size_t, std::size_t first, std::size_t width, C* carry) {
         const C* before = Output == block_output::prefixed ? prefix + first : nullptr;
         const T* x = input + first;
-        // Writing nothing, the kernel still forms output addresses: give it the input's (never written through).
-        T* y = Output == block_output::none ? const_cast<T*>(x) : output + first;
-        const std::ptrdiff_t y_step = Output == block_output::none ? in_step : out_step;
+        T* y = y_row + first;
         std::size_t i = 0;
         if (grouped)
             for (; i + group <= n; i += group, x += group_step * in_step, y += group_step * y_step)
@@ -95,16 +136,19 @@ void scan_band(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step,
 }
 
 /// scan_band for a band whose prefix row may become known while the band is scanned (the parallel one-pass scan,
-/// where the compute type is the element type): in each column block, rows are written plain until `arriving()`
-/// gives the prefix row (m values; it is asked before each row and never waits), prefixed from then on.
-/// plain_rows[k] receives how many rows of column block k were written plain (offset_rows brings them to what the
-/// prefixed band stores). Rows one at a time: the scans that run in parallel stream from memory.
+/// where the compute type is the element type): in each column block of `blocks` (carry_blocks_of the output's rows),
+/// rows are written plain until `arriving()` gives the prefix row (m values; it is asked before each row and never
+/// waits), prefixed from then on. plain_rows[k] receives how many rows of column block k were written plain
+/// (offset_rows brings them to what the prefixed band stores). Rows one at a time: the scans that run in parallel
+/// stream from memory.
 template <bool Exclusive, class T, class Scan, class Arriving>
-void scan_band_as_prefix_arrives(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m,
-                                 const Scan& scan, simd::compute_t<T>* total, const Arriving& arriving, std::size_t* plain_rows) {
+void scan_band_as_prefix_arrives(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step,
+                                 std::ptrdiff_t out_step, const carry_blocks<T>& blocks, const Scan& scan,
+                                 simd::compute_t<T>* total, const Arriving& arriving, std::size_t* plain_rows) {
     using C = simd::compute_t<T>;
     const C* prefix = nullptr;
-    for_each_carry_block<T, false>(m, in_step < 0, total, scan, [&](std::size_t first, std::size_t width, C* carry) {
+    for_each_carry_block<T, false>(blocks, in_step < 0, total, scan,
+                                   [&](std::size_t k, std::size_t first, std::size_t width, C* carry) {
         const T* x = input + first;
         T* y = output + first;
         // Hints stay within the band (as a line block's: another thread scans the band after it). Each row hints the
@@ -119,7 +163,7 @@ void scan_band_as_prefix_arrives(const T* input, T* output, std::size_t n, std::
         std::size_t i = 0;
         for (; i < n && prefix == nullptr && (prefix = arriving()) == nullptr; ++i, x += in_step, y += out_step)
             scan_rows_into_carry<1, block_output::plain, Exclusive>(x, y, in_step, out_step, width, carry, nullptr, scan, hints_of(i));
-        plain_rows[first / carry_block_width<T>] = i;
+        plain_rows[k] = i;
         for (; i < n; ++i, x += in_step, y += out_step)
             scan_rows_into_carry<1, block_output::prefixed, Exclusive>(x, y, in_step, out_step, width, carry, prefix + first, scan, hints_of(i));
     });
@@ -161,14 +205,21 @@ void scan_rows_in_bands(const T* input, T* output, std::size_t n, std::ptrdiff_t
                         std::size_t band, const Scan& scan) {
     using C = simd::compute_t<T>;
     const std::size_t panel = std::min(m, band_panel_width<T>);
-    std::vector<C> rows(2 * panel);  // the prefix entering the band, and the band's total (then the next prefix)
+    // The prefix entering the band, and the band's total (then the next prefix); where the output's rows begin a few
+    // columns before a vector boundary, each aligned as they are (its carry: carry_blocks; panels begin on vector
+    // boundaries of the first).
+    const std::size_t head = columns_before_vector_boundary(output, out_step, panel);
+    constexpr std::size_t line = std::max<std::size_t>(1, 64 / sizeof(C));
+    const std::size_t row_span = head == 0 ? panel : (panel + line - 1) / line * line;
+    std::vector<C> storage(2 * row_span);
+    C* const rows = head == 0 ? storage.data() : carry_row_aligned_at(storage, 2 * row_span, head);
     const bool grouped = groups_rows<T>(n, m);
     const std::size_t panels = (m + panel - 1) / panel;
     for (std::size_t k = 0; k < panels; ++k) {
         // From the last panel down when the rows are walked downwards (see scan_rows_into_carry).
         const std::size_t first = (in_step < 0 ? panels - 1 - k : k) * panel, width = std::min(panel, m - first);
-        C* prefix = rows.data();
-        C* total = rows.data() + panel;
+        C* prefix = rows;
+        C* total = rows + row_span;
         const T* x = input + first;
         T* y = output + first;
         scan_band<block_output::plain, Exclusive>(x, y, std::min(band, n), in_step, out_step, width, scan, nullptr, prefix, grouped);

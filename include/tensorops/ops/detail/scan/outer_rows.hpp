@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include "../../../core/inline.hpp"
@@ -29,7 +30,33 @@ namespace tensorops::detail {
 //                       row lives in a buffer of the compute type, and groups of carry_group_rows rows pass each
 //                       vector of it through a register (one carry load and store per group, not per row).
 
-/// out[j] = left[j] ∘ right[j] for j < width, with `left` a row or (Broadcast) one value.
+/// How many of the first columns of `row` come before a vector boundary (an address that is a whole number of vectors
+/// of lanes<T> elements) when every row, `row_step` elements apart, is as aligned as this one and enough columns are
+/// left after them for their share to be small (four vectors); else 0. A kernel walks those columns on their own, one
+/// at a time, so that every store of the others begins on a vector boundary: a vector store that straddles two cache
+/// lines costs two, and a vector of a whole line (64 bytes) anywhere else always straddles. Columns are independent:
+/// this changes no result. Always 0 where the vectors are narrower than a line (a misaligned one straddles at most
+/// every other boundary, and the columns walked one at a time at both ends of a row cost more than that saves) and
+/// for float16 and bfloat16 (one at a time, each of their columns is a scalar conversion each way).
+template <class T>
+[[nodiscard]] std::size_t columns_before_vector_boundary(const T* row, std::ptrdiff_t row_step,
+                                                         std::size_t m) noexcept {
+    constexpr std::size_t vector_bytes = simd::lanes<T> * sizeof(T);
+    if constexpr (!simd::vectorized || !std::is_same_v<simd::compute_t<T>, T> || vector_bytes < 64) {
+        return 0;
+    } else {
+        const auto address = reinterpret_cast<std::uintptr_t>(row);
+        const std::size_t step_bytes =
+            (row_step < 0 ? 0 - static_cast<std::size_t>(row_step) : static_cast<std::size_t>(row_step)) * sizeof(T);
+        if (address % sizeof(T) != 0 || step_bytes % vector_bytes != 0) return 0;
+        const std::size_t head = (vector_bytes - address % vector_bytes) % vector_bytes / sizeof(T);
+        return head + 4 * simd::lanes<T> <= m ? head : 0;
+    }
+}
+
+/// out[j] = left[j] ∘ right[j] for j < width, with `left` a row or (Broadcast) one value. The columns before out's first
+/// vector boundary one at a time, the others in vectors stored whole on their boundaries
+/// (columns_before_vector_boundary).
 template <class T, class Scan, class Left>
 void combine_rows(const Left& left, const T* right, T* out, std::size_t width, const Scan& scan) {
     using P = simd::pack<T>;
@@ -45,6 +72,8 @@ void combine_rows(const Left& left, const T* right, T* out, std::size_t width, c
         else return static_cast<accumulator>(left[j]);
     };
     std::size_t j = 0;
+    for (const std::size_t head = columns_before_vector_boundary(out, 0, width); j < head; ++j)
+        out[j] = static_cast<T>(scan(left_value(j), static_cast<accumulator>(right[j])));
     for (; j + 4 * W <= width; j += 4 * W) {
         const P r0 = scan.lanes(left_lanes(j), simd::load(right + j));
         const P r1 = scan.lanes(left_lanes(j + W), simd::load(right + j + W));
