@@ -211,8 +211,14 @@ void scan_rows_in_bands(const T* input, T* output, std::size_t n, std::ptrdiff_t
     const std::size_t head = columns_before_vector_boundary(output, out_step, panel);
     constexpr std::size_t line = std::max<std::size_t>(1, 64 / sizeof(C));
     const std::size_t row_span = head == 0 ? panel : (panel + line - 1) / line * line;
-    std::vector<C> storage(2 * row_span);
-    C* const rows = head == 0 ? storage.data() : carry_row_aligned_at(storage, 2 * row_span, head);
+    std::vector<C> storage;
+    C* rows = nullptr;
+    if (head == 0) {
+        storage.resize(2 * row_span);
+        rows = storage.data();
+    } else {
+        rows = carry_row_aligned_at(storage, 2 * row_span, head);
+    }
     const bool grouped = groups_rows<T>(n, m);
     const std::size_t panels = (m + panel - 1) / panel;
     for (std::size_t k = 0; k < panels; ++k) {
