@@ -6,7 +6,6 @@
 //   (grouped_carry_bytes), three bands (the last a few rows: a group and a remainder).
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -235,22 +234,15 @@ TEMPLATE_TEST_CASE("cumulative: outputs starting anywhere within a vector give t
                 INFO("[" << n << ", " << m << "] output " << offset << " elements past a line, decreasing "
                          << v.decreasing << ", exclusive " << v.exclusive << ", in place " << v.in_place << ", pool "
                          << v.on_pool);
-                const std::size_t line = 64 / sizeof(T);
-                std::vector<T> input_storage(count + 2 * line), output_storage(count + 2 * line, T(7));
-                const auto at_offset = [&](std::vector<T>& storage, std::size_t elements) {
-                    T* base = storage.data();
-                    while (reinterpret_cast<std::uintptr_t>(base) % 64 != 0) ++base;
-                    return base + elements;
-                };
-                T* input = at_offset(input_storage, (offset + 3) % W);  // the input elsewhere within its line
-                T* output = v.in_place ? input : at_offset(output_storage, offset);
-                std::copy(values.begin(), values.end(), input);
-                const scan_options options{0, v.decreasing ? axis_direction::decreasing : axis_direction::increasing,
-                                           v.exclusive};
-                const tensor_view<const T> in(input, sizes);
-                const tensor_view<T> out(output, sizes);
-                if (v.on_pool) scan<T>(pool, v.op, in, out, options);
-                else scan<T>(tensorops::sequential, v.op, in, out, options);
+                // guarded_buffer starts its view the given number of elements past a 64-byte boundary.
+                const std::vector<std::ptrdiff_t> packed{static_cast<std::ptrdiff_t>(m), 1};
+                tensorops_test::guarded_buffer<T> input(sizes, packed, (offset + 3) % W);  // elsewhere within its line
+                tensorops_test::guarded_buffer<T> separate(sizes, packed, offset);
+                input.assign(values);
+                const scan_options options{0, v.decreasing ? axis_direction::decreasing : axis_direction::increasing, v.exclusive};
+                if (v.on_pool) scan<T>(pool, v.op, input.const_view(), v.in_place ? input.view() : separate.view(), options);
+                else scan<T>(tensorops::sequential, v.op, input.const_view(), v.in_place ? input.view() : separate.view(), options);
+                const std::vector<T> output = v.in_place ? input.values() : separate.values();
                 std::size_t wrong = count;
                 for (std::size_t i = 0; i < count && wrong == count; ++i)
                     if (!tensorops_test::same_bits(output[i], expected_by_call[k][i])) wrong = i;
