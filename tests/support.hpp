@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -134,9 +135,13 @@ inline std::uint64_t base_seed() {
     return seed;
 }
 
-class test_rng {
+/// A seeded random stream (std::mt19937_64). A class template of its engine only so that a test build can compile its
+/// members once, optimised (support.cpp's explicit instantiation, declared below where TENSOROPS_TEST_SUPPORT_COMPILED
+/// is set), rather than unoptimised in every test translation unit: test_rng is the one instance.
+template <class Engine>
+class basic_test_rng {
 public:
-    explicit test_rng(std::string_view stream) : stream_(stream) {
+    explicit basic_test_rng(std::string_view stream) : stream_(stream) {
         std::uint64_t hash = 1469598103934665603ull;  // FNV-1a of the stream name, mixed with the base seed
         for (char c : stream) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
         seed_ = hash ^ base_seed();
@@ -145,19 +150,42 @@ public:
     [[nodiscard]] std::string describe() const {
         return "random stream '" + stream_ + "', TENSOROPS_TEST_SEED=" + std::to_string(base_seed());
     }
-    std::mt19937_64& engine() { return engine_; }
+    Engine& engine() { return engine_; }
 
     /// Uniform integer in [low, high].
     template <class I = std::size_t>
     I uniform(I low, I high) { return std::uniform_int_distribution<I>(low, high)(engine_); }
-    double uniform_real(double low, double high) { return std::uniform_real_distribution<double>(low, high)(engine_); }
-    bool chance(double probability) { return std::bernoulli_distribution(probability)(engine_); }
+    /// Uniform in [low, high): canonical() · (high − low) + low.
+    double uniform_real(double low, double high) { return canonical() * (high - low) + low; }
+    /// True with the given probability: canonical() < probability.
+    bool chance(double probability) { return canonical() < probability; }
 
 private:
+    /// Uniform in [0, 1): the engine's 64 bits as a double (rounded to 53), over 2^64, kept below 1 — the draws
+    /// libstdc++'s std::generate_canonical<double, 53> makes from a 64-bit engine, which std::uniform_real_distribution
+    /// and std::bernoulli_distribution use, written out: clang cannot fold the logarithms it takes of constants on
+    /// every call.
+    double canonical() {
+        static_assert(Engine::min() == 0 && Engine::max() == std::numeric_limits<std::uint64_t>::max(), "a 64-bit engine");
+        const double r = static_cast<double>(engine_()) * 0x1p-64;
+        return r < 1.0 ? r : std::nextafter(1.0, 0.0);
+    }
+
     std::string stream_;
     std::uint64_t seed_ = 0;
-    std::mt19937_64 engine_;
+    Engine engine_;
 };
+using test_rng = basic_test_rng<std::mt19937_64>;
+
+#if defined(TENSOROPS_TEST_SUPPORT_COMPILED)
+// Compiled once, optimised, in tests/support.cpp: the stream and uniform() for the integer types the tests draw.
+extern template class basic_test_rng<std::mt19937_64>;
+extern template int test_rng::uniform<int>(int, int);
+extern template long test_rng::uniform<long>(long, long);
+extern template unsigned long test_rng::uniform<unsigned long>(unsigned long, unsigned long);
+extern template unsigned int test_rng::uniform<unsigned int>(unsigned int, unsigned int);
+extern template unsigned short test_rng::uniform<unsigned short>(unsigned short, unsigned short);
+#endif
 
 /// A random value of type T: floats uniform in [-1, 1) (or small integers when `small`), integers over
 /// their whole range (or in [-8, 8] / [0, 16] when `small`: products and sums stay exact).
@@ -348,7 +376,23 @@ private:
     std::ptrdiff_t origin_ = 0;
 };
 
-/// Describes a layout for INFO() messages.
+#if defined(TENSOROPS_TEST_SUPPORT_COMPILED)
+// Compiled once, optimised, in tests/support.cpp, for the built-in element types (a member template — for_each_offset
+// with a test's own function — is still instantiated where it is called).
+extern template class guarded_buffer<double>;
+extern template class guarded_buffer<float>;
+extern template class guarded_buffer<float16>;
+extern template class guarded_buffer<bfloat16>;
+extern template class guarded_buffer<std::int8_t>;
+extern template class guarded_buffer<std::int16_t>;
+extern template class guarded_buffer<std::int32_t>;
+extern template class guarded_buffer<std::int64_t>;
+extern template class guarded_buffer<std::uint8_t>;
+extern template class guarded_buffer<std::uint16_t>;
+extern template class guarded_buffer<std::uint32_t>;
+extern template class guarded_buffer<std::uint64_t>;
+#endif
+
 #if TENSOROPS_TEST_HAS_PAGE_GUARD
 /// `count` elements whose last one ends a readable page, the page after it inaccessible (POSIX mmap/mprotect): a
 /// kernel that reads past them faults, in every build, sanitised or not (a read past a heap block that its
@@ -374,6 +418,7 @@ private:
 };
 #endif
 
+/// Describes a layout for INFO() messages.
 inline std::string describe_layout(const std::vector<std::size_t>& sizes, const std::vector<std::ptrdiff_t>& strides) {
     std::ostringstream out;
     out << "sizes {";
