@@ -6,6 +6,7 @@
 // SEMANTICS.md §4 says, computed in uint64_t; user-defined types are computed with their own operators.
 #pragma once
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <cstddef>
@@ -483,10 +484,11 @@ struct element_references {
         out_sizes.insert(out_sizes.end(), input.sizes.begin() + static_cast<std::ptrdiff_t>(batch_dims + k), input.sizes.end());
         auto out = dense<T>::filled(out_sizes, T{});
         const std::size_t tuple_rank = tuples.sizes.size() - 1;
+        std::vector<std::size_t> tuple_index(tuple_rank + 1), source;  // reused: an allocation per element is slow under ASan
+        source.reserve(input.sizes.size());
         for_each_index(out_sizes, [&](const std::vector<std::size_t>& index) {
-            std::vector<std::size_t> tuple_index(index.begin(), index.begin() + static_cast<std::ptrdiff_t>(tuple_rank));
-            tuple_index.push_back(0);
-            std::vector<std::size_t> source(index.begin(), index.begin() + static_cast<std::ptrdiff_t>(batch_dims));
+            std::copy(index.begin(), index.begin() + static_cast<std::ptrdiff_t>(tuple_rank), tuple_index.begin());
+            source.assign(index.begin(), index.begin() + static_cast<std::ptrdiff_t>(batch_dims));
             for (std::size_t c = 0; c < k; ++c) {
                 tuple_index.back() = c;
                 source.push_back(tuples[tuple_index]);
