@@ -69,3 +69,25 @@ TEST_CASE("support: the seed is reported and streams are reproducible") {
     CHECK(a.uniform<std::uint64_t>(0, ~std::uint64_t{0}) != c.uniform<std::uint64_t>(0, ~std::uint64_t{0}));
     CHECK(a.describe().find("TENSOROPS_TEST_SEED=") != std::string::npos);
 }
+
+TEST_CASE("support: real draws and chances are in range and follow the standard distributions") {
+    test_rng rng("support draws"), mirror("support draws");
+    INFO(rng.describe());
+    bool any_low_half = false, any_high_half = false;
+    for (int draw = 0; draw < 20000; ++draw) {
+        const double low = -1.0 - draw % 3, high = 1.0 + draw % 5, probability = (draw % 101) / 100.0;
+        const double value = rng.uniform_real(low, high);
+        CHECK((value >= low && value < high));
+        (value < (low + high) / 2 ? any_low_half : any_high_half) = true;
+        const bool chance = rng.chance(probability);
+        if (probability == 0.0) CHECK_FALSE(chance);
+        if (probability == 1.0) CHECK(chance);
+#if defined(__GLIBCXX__)
+        // test_rng writes out libstdc++'s generate_canonical (support.hpp): the same draws, so the same test cases, as
+        // the std distributions it replaced.
+        CHECK(value == std::uniform_real_distribution<double>(low, high)(mirror.engine()));
+        CHECK(chance == std::bernoulli_distribution(probability)(mirror.engine()));
+#endif
+    }
+    CHECK((any_low_half && any_high_half));
+}
