@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <string>
@@ -506,5 +507,52 @@ TEST_CASE("cumulative and reduce: subnormals are preserved (no flush to zero)") 
         reduce(tensor_view<const float>(x.data(), {n}), tensor_view<float>(&maximum, {1}), reduce_function::max, {0});
         CHECK(sum == static_cast<float>(n) * tiny);
         CHECK(maximum == tiny);
+    }
+}
+
+// Rows narrower than a vector (2 to lanes − 1 columns, contiguous), scanned over the rows: one pass with every column in
+// one register (ops/detail/scan/outer.hpp, scan_narrow_rows). Each column must hold exactly the bits of the strided walk
+// of that column alone (a 1-D view of it: the scalar column kernel), for every direction, exclusive, in place, rows
+// apart by more than their width and misaligned outputs; integers against the reference too. Widths from 2 to
+// lanes + 1 cross into the across-rows kernels at lanes.
+TEMPLATE_LIST_TEST_CASE("cumulative: rows narrower than a vector, over the rows, bit for bit the column walk", "", tensorops_test::builtin_types) {
+    using T = TestType;
+    test_rng rng(std::string("cumulative narrow rows ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    for (std::size_t m = 2; m <= simd::lanes<T> + 1; ++m) {
+        const std::size_t n = rng.uniform<std::size_t>(1, 300);
+        const std::size_t pitch = m + (rng.chance(0.5) ? 0 : rng.uniform<std::size_t>(1, 5));
+        const std::vector<std::size_t> sizes{n, m};
+        const std::vector<std::ptrdiff_t> strides{static_cast<std::ptrdiff_t>(pitch), 1};
+        const scan_operation op = rng.chance(0.5) ? scan_operation::sum : scan_operation::product;
+        const scan_options options{0, rng.chance(0.5) ? axis_direction::decreasing : axis_direction::increasing, rng.chance(0.5)};
+        const bool in_place = rng.chance(0.3);
+        std::vector<T> values(n * m);
+        for (auto& v : values) v = random_input<T>(rng, op);
+        guarded_buffer<T> input(sizes, strides, rng.uniform<std::size_t>(0, 3));
+        guarded_buffer<T> output(sizes, strides, rng.uniform<std::size_t>(0, 3));
+        guarded_buffer<T> columns(sizes, strides, rng.uniform<std::size_t>(0, 3));
+        input.assign(values);
+        guarded_buffer<T> column_input(sizes, strides);
+        column_input.assign(values);
+        INFO("[" << n << ", " << m << "], rows " << pitch << " apart, " << (op == scan_operation::sum ? "sum" : "product")
+                 << (options.direction == axis_direction::decreasing ? " decreasing" : " increasing") << " exclusive " << options.exclusive
+                 << " in place " << in_place);
+        if (in_place) run<T>(op, input.const_view(), input.view(), options);
+        else run<T>(op, input.const_view(), output.view(), options);
+        for (std::size_t j = 0; j < m; ++j) {  // each column alone: a strided 1-D view
+            const tensor_view<const T> in_column(column_input.const_view().data() + j, {n}, {strides[0]});
+            const tensor_view<T> out_column(columns.view().data() + j, {n}, {strides[0]});
+            run<T>(op, in_column, out_column, {0, options.direction, options.exclusive});
+        }
+        const auto actual = in_place ? input.values() : output.values();
+        const auto expected = columns.values();
+        REQUIRE(input.untouched_outside_view());
+        REQUIRE(output.untouched_outside_view());
+        REQUIRE(actual.size() == expected.size());
+        CHECK(std::memcmp(actual.data(), expected.data(), actual.size() * sizeof(T)) == 0);
+        if constexpr (std::is_integral_v<T>) {
+            CHECK(actual == ref::cumulative(ref::dense<T>(sizes, values), 0, options.direction == axis_direction::decreasing, options.exclusive, op).values);
+        }
     }
 }

@@ -145,14 +145,20 @@ TEMPLATE_LIST_TEST_CASE("simd: partial loads and stores touch only their element
 }
 
 #if TENSOROPS_TEST_HAS_PAGE_GUARD
-TEMPLATE_LIST_TEST_CASE("simd: a partial load ending at a page's end reads nothing past it", "", tensorops_test::random_test_types) {
+TEMPLATE_LIST_TEST_CASE("simd: a partial load or store ending at a page's end touches nothing past it", "", tensorops_test::random_test_types) {
     using T = TestType;
-    tensorops_test::page_end_array<T> page_end(W<T>);  // the page after it faults when read
+    tensorops_test::page_end_array<T> page_end(W<T>);  // the page after it faults when read or written
     for (std::size_t i = 0; i < W<T>; ++i) page_end.data()[i] = static_cast<T>(static_cast<C<T>>(i % 5 + 1));
     for (std::size_t count = 0; count < W<T>; ++count) {
         const T* const source = page_end.data() + (W<T> - count);  // its last element ends the page
         const auto lanes = simd::to_array(simd::load_partial(source, count, C<T>(7)));
         for (std::size_t i = 0; i < W<T>; ++i) CHECK(same<T>(lanes[i], i < count ? static_cast<C<T>>(source[i]) : C<T>(7)));
+    }
+    const auto nines = simd::pack<T>(static_cast<C<T>>(9));
+    for (std::size_t count = 0; count <= W<T>; ++count) {
+        T* const destination = page_end.data() + (W<T> - count);
+        simd::store_partial(destination, nines, count);
+        for (std::size_t i = 0; i < count; ++i) CHECK(same<T>(static_cast<C<T>>(destination[i]), C<T>(9)));
     }
 }
 #endif

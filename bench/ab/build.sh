@@ -5,7 +5,8 @@
 # Usage: bench/ab/build.sh <old tree> [<new tree>=this checkout] [<output>=build/ab/ab]; then
 #        build/ab/ab [rounds=15]  (AB_FILTER=<substring> picks cases; AB_TINY=1 runs the per-call-overhead cases;
 #        AB_WIDE_SCANS=1, AB_HUGE_ROWS=1, AB_WIDE_ARGMAX=1 the scans over rows of 4 KiB-1 MiB and of 2-32 MiB and argmax
-#        over rows of 4 KiB-1 MiB instead of the default set; AB_SUITE=1 the benchmark suite's tensorops cases, as the
+#        over rows of 4 KiB-1 MiB instead of the default set; AB_TAILS=1 SUM and MAX over rows of 3-1021 elements; AB_SCANS=1
+#        the scans of scan_ops.cpp; AB_SUITE=1 the benchmark suite's tensorops cases, as the
 #        same calls)
 # A/A calibration: give the same tree twice. The -march is the benchmark suite's (x86-64-v3) unless AB_MARCH names
 # another (x86-64-v4: the 512-bit paths).
@@ -16,7 +17,8 @@
 # outside the library's namespace (std::, xsimd) are merged by the linker, so it runs only on a CPU of AB_MARCH.
 # Environment: AB_MAIN=wide_rows.cpp builds the driver of the reductions over the rows with their limits
 # (bench/ab/wide_rows.cpp, which links Google Benchmark for harness.hpp's probes) instead of main.cpp; AB_OPS=reduce_ops.cpp
-# compiles SUM and MAX of f32/f16/int32 alone (what wide_rows.cpp calls) instead of ops.cpp; AB_CXX (g++), AB_OPT (-O3);
+# compiles SUM and MAX of f32/f16/int32 alone (what wide_rows.cpp calls) instead of ops.cpp, AB_OPS=scan_ops.cpp the scans
+# alone (with AB_SCANS=1 at run time; AB_COPY=1 adds each side's share of a memcpy of the case's bytes); AB_CXX (g++), AB_OPT (-O3);
 # AB_JOBS=1 compiles one file at a time.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

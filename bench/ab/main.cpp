@@ -21,11 +21,13 @@ static double time_best(void (*run)(const call&, const void*, void*), const call
     }
     return best;
 }
+// The copy limit of a case: its input's bytes copied into its output buffer (one thread).
+static void copy_limit(const call& c, const void* x, void* y);
 static const char* fname(fn f) {
     const char* n[] = {"sum",     "max",         "lse",        "multiply", "argmax",
                        "cumsum",  "min",         "argmin",     "average",  "l1",
                        "l2",      "log_sum",     "sum_square", "cumprod",  "cumsum_decreasing_exclusive",
-                       "scatter", "scatter_add", "gather"};
+                       "scatter", "scatter_add", "gather",  "cummax"};
     return n[int(f)];
 }
 static const char* tname(dtype t) {
@@ -46,6 +48,7 @@ static std::string joined(const std::vector<std::size_t>& sizes) {
     for (auto s : sizes) text += (text.empty() ? "" : "x") + std::to_string(s);
     return text;
 }
+static void copy_limit(const call& c, const void* x, void* y) { std::memcpy(y, x, elements(c.sizes) * tsize(c.t)); }
 int main(int argc, char** argv) {
     const int rounds = argc > 1 ? std::atoi(argv[1]) : 21;
     const std::size_t big = std::size_t{64} << 20, small = std::size_t{1} << 20;
@@ -129,6 +132,23 @@ int main(int argc, char** argv) {
                                  {element_target}});
             }
         }
+    } else if (std::getenv("AB_SCANS")) {  // the scans of scan_ops.cpp over and along rows of 4 KiB, 64 MiB and 1 MiB
+        for (std::size_t bytes : {big, small}) {
+            for (dtype t : {dtype::f32, dtype::f64, dtype::i32, dtype::f16, dtype::bf16})
+                add(fn::cumsum, t, 4096 / tsize(t), two_layouts, {bytes}, {1});
+            for (fn f : {fn::cummax, fn::cumprod, fn::cumsum_decreasing_exclusive})
+                add(f, dtype::f32, 1024, two_layouts, {bytes}, {1});
+        }
+        for (fn f : {fn::cumsum, fn::cummax}) add(f, dtype::f32, 1024, two_layouts, {big}, {2});
+        // rows of 8-64 bytes over the rows: narrower than a vector, a vector or two
+        for (dtype t : {dtype::f32, dtype::f64, dtype::i32, dtype::f16})
+            for (std::size_t row_bytes : {std::size_t{8}, std::size_t{12}, std::size_t{16}, std::size_t{32}, std::size_t{64}})
+                add(fn::cumsum, t, row_bytes / tsize(t), {{0}}, {big, small}, {1});
+    } else if (std::getenv("AB_TAILS")) {  // SUM and MAX over rows whose width is no whole number of vectors
+        for (fn f : {fn::sum, fn::max})
+            for (dtype t : {dtype::f32, dtype::f16, dtype::i32})
+                for (std::size_t width : {std::size_t{3}, std::size_t{5}, std::size_t{13}, std::size_t{1021}})
+                    add(f, t, width, {{0}}, {big, small}, {1});
     } else if (std::getenv("AB_HUGE_ROWS")) {  // scans over a few rows of 2 to 32 MiB (bands of one row)
         for (std::size_t row_bytes : {std::size_t{2} << 20, std::size_t{4} << 20, std::size_t{8} << 20,
                                       std::size_t{16} << 20, std::size_t{32} << 20})
@@ -161,6 +181,9 @@ int main(int argc, char** argv) {
                     add(f, t, width, rows_only, {big}, {1});
             }
         }
+    // AB_COPY=1: every round also times a memcpy of the case's bytes from the input into the output (the scans' limit)
+    // and reports each side's speed as a share of it (the median over rounds of copy time / side's time).
+    const bool with_copy = std::getenv("AB_COPY") != nullptr;
     std::printf("case,threads,bytes,median_new_over_old,min_ratio,max_ratio,old_best_ms,new_best_ms\n");
     const char* filter = std::getenv("AB_FILTER");
     for (const call& c : cases) {
@@ -196,7 +219,7 @@ int main(int argc, char** argv) {
         const int calls = bytes >= big ? 3 : bytes >= small ? 20 : 2000;
         run_old(c, x, y);
         run_new(c, x, y);
-        std::vector<double> ratios;
+        std::vector<double> ratios, copy_over_old, copy_over_new;
         double best_old = 1e30, best_new = 1e30;
         for (int r = 0; r < rounds; ++r) {
             double to, tn;
@@ -210,13 +233,23 @@ int main(int argc, char** argv) {
             ratios.push_back(tn / to);
             best_old = std::min(best_old, to);
             best_new = std::min(best_new, tn);
+            if (with_copy) {
+                const double tc = time_best(copy_limit, c, x, y, calls);
+                copy_over_old.push_back(tc / to);
+                copy_over_new.push_back(tc / tn);
+            }
         }
         std::sort(ratios.begin(), ratios.end());
+        std::sort(copy_over_old.begin(), copy_over_old.end());
+        std::sort(copy_over_new.begin(), copy_over_new.end());
         std::string axes;
         for (auto a : c.axes) axes += std::to_string(a);
         std::printf("%s %s [%s]%s axes %s,%d,%zu,%.3f,%.3f,%.3f,%.4f,%.4f\n", fname(c.f), tname(c.t),
                     joined(c.sizes).c_str(), c.row_pitch != 0 ? " pitched" : "", axes.c_str(), c.threads, bytes,
                     ratios[ratios.size() / 2], ratios.front(), ratios.back(), best_old * 1e3, best_new * 1e3);
+        if (with_copy)
+            std::printf("  of the copy limit (median per round, memcpy of the case's bytes after both): old %.0f %%, new %.0f %%\n",
+                        100 * copy_over_old[copy_over_old.size() / 2], 100 * copy_over_new[copy_over_new.size() / 2]);
         std::fflush(stdout);
     }
 }

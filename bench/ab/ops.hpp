@@ -4,11 +4,11 @@
 #include <cstdint>
 #include <vector>
 namespace ab {
-// The default set's functions (sum … cumsum), then the rest of the suite's (AB_SUITE).
+// The default set's functions (sum … cumsum), then the rest of the suite's (AB_SUITE), then cummax (scan_ops.cpp only).
 // clang-format off
 enum class fn { sum, max, lse, multiply, argmax, cumsum,
                 min, argmin, average, l1, l2, log_sum, sum_square, cumprod, cumsum_decreasing_exclusive, scatter, scatter_add,
-                gather };
+                gather, cummax };
 // clang-format on
 enum class dtype { f32, f64, f16, i8, i32, bf16, u8 };
 // Scatter and gather: `indices` (tuples × 1, int64) into `target` of `target_sizes` (f32), with `sizes` the updates' or

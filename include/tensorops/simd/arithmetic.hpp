@@ -29,4 +29,12 @@ template <class P>
     return kernel::add(a, b, isa_of<P>{});
 }
 
+/// Lane-wise a + b as one add instruction, for a chain of dependent additions (a running value carried from row to row),
+/// whose speed is the instruction's latency: an add's is no longer than a multiply-add's on any x86 core, and shorter
+/// on most, while add's fma(a, 1, b) only helps kernels bound by the add ports. Bit-identical to add.
+template <class P>
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P add_in_chain(const P& a, const P& b) noexcept {
+    return kernel::add(a, b, isa::portable{});
+}
+
 }  // namespace tensorops::simd

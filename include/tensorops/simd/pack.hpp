@@ -88,12 +88,16 @@ template <builtin_element T>
     else return kernel::load_partial<P>(source, count, fill, isa_of<P>{});
 }
 
-/// Stores the low `count` (≤ lanes<T>) lanes; writes nothing past destination[count - 1].
+/// Stores the low `count` (≤ lanes<T>) lanes; writes nothing past destination[count - 1]. A masked store (AVX-512: 32-
+/// and 64-bit lanes, with AVX-512BW 8- and 16-bit lanes too), plain stores of the low bytes (SSE2, AVX2:
+/// detail::store_low_bytes), else lane by lane through an array (float16 and bfloat16, through their conversions;
+/// the scalar build).
 template <builtin_element T>
 [[TENSOROPS_ALWAYS_INLINE]] inline void store_partial(T* destination, const pack<T>& value,
                                                       std::size_t count) noexcept {
-    const auto values = to_array(value);
-    for (std::size_t i = 0; i < count; ++i) destination[i] = static_cast<T>(values[i]);
+    using P = pack<T>;
+    if constexpr (narrow_float<T>) kernel::store_partial<P>(destination, value, count, isa::portable{});
+    else kernel::store_partial<P>(destination, value, count, isa_of<P>{});
 }
 
 // The vocabulary continues in widen.hpp (8- and 16-bit integers in 32-bit lanes) and select.hpp (lane-wise

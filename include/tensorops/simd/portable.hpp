@@ -51,6 +51,13 @@ template <class P, class T>
     return from_array<P>(values);
 }
 
+/// simd::store_partial lane by lane (the narrow floats through their conversions).
+template <class P, class T>
+[[TENSOROPS_ALWAYS_INLINE]] inline void store_partial(T* destination, const P& value, std::size_t count, isa::portable) noexcept {
+    const auto values = to_array(value);
+    for (std::size_t i = 0; i < count; ++i) destination[i] = static_cast<T>(values[i]);
+}
+
 template <class P, narrow_float T>
 [[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_halves_partial(const T* source, std::size_t count, float fill,
                                                                     isa::portable) noexcept {

@@ -94,6 +94,20 @@ template <class P, class T>
     }
 }
 
+/// simd::store_partial: the low 16 bytes whole if the count has them, then the rest of the half that holds the last
+/// element by detail::store_low_bytes (plain stores: vmaskmov stores are slow on some x86 cores).
+template <class P, class T>
+[[TENSOROPS_ALWAYS_INLINE]] inline void store_partial(T* destination, const P& value, std::size_t count, isa::avx2) noexcept {
+    const __m256i bits = detail::as_bytes(value);
+    const std::size_t bytes = count * sizeof(T);
+    if (bytes < 16) {
+        detail::store_low_bytes(destination, _mm256_castsi256_si128(bits), bytes);
+        return;
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(destination), _mm256_castsi256_si128(bits));
+    detail::store_low_bytes(reinterpret_cast<unsigned char*>(destination) + 16, _mm256_extracti128_si256(bits, 1), bytes - 16);
+}
+
 template <class P, class T>
 [[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_widened(const T* source, isa::avx2) noexcept {
     return detail::widen_low_256<P, T>(detail::load_low<P::size * sizeof(T)>(source));

@@ -105,6 +105,26 @@ template <class P, class T>
     else return detail::from_bytes<P>(_mm512_mask_loadu_epi8(fill_lanes, static_cast<__mmask64>((std::uint64_t{1} << count) - 1), source));
 }
 
+/// simd::store_partial of 32- or 64-bit lanes: a masked store (masked-out lanes not written).
+template <class P, class T>
+    requires(sizeof(T) == 4 || sizeof(T) == 8)
+[[TENSOROPS_ALWAYS_INLINE]] inline void store_partial(T* destination, const P& value, std::size_t count, isa::avx512) noexcept {
+    if constexpr (sizeof(T) == 4) _mm512_mask_storeu_epi32(destination, static_cast<__mmask16>((1u << count) - 1), detail::as_bytes(value));
+    else _mm512_mask_storeu_epi64(destination, static_cast<__mmask8>((1u << count) - 1), detail::as_bytes(value));
+}
+
+/// simd::store_partial of 8- or 16-bit lanes (AVX-512BW): a masked store.
+template <class P, class T>
+    requires(sizeof(T) == 1 || sizeof(T) == 2)
+[[TENSOROPS_ALWAYS_INLINE]] inline void store_partial(T* destination, const P& value, std::size_t count, isa::avx512bw) noexcept {
+    // count may be every lane: a shift by the mask's width would be undefined.
+    if constexpr (sizeof(T) == 2)
+        _mm512_mask_storeu_epi16(destination, static_cast<__mmask32>(count >= 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << count) - 1),
+                                 detail::as_bytes(value));
+    else _mm512_mask_storeu_epi8(destination, static_cast<__mmask64>(count >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << count) - 1),
+                                 detail::as_bytes(value));
+}
+
 /// vpmovsx / vpmovzx from 16 bytes (8-bit integers) or 32 (16-bit ones).
 template <class P, class T>
 [[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_widened(const T* source, isa::avx512) noexcept {

@@ -58,6 +58,38 @@ template <std::size_t Bytes>
     }
 }
 
+/// Stores the low `bytes` (≤ 16) bytes of `value` at destination; writes nothing past them. Plain stores, as
+/// load_low_bytes composes its loads: the low 8 bytes if 8 remain (the high 8 then take their place), then one 4-, one
+/// 2- and one 1-byte store as `bytes` has those bits — no masked store (slow on some x86 cores) and no array (a
+/// compiler turns a copy loop into a call of memcpy).
+[[TENSOROPS_ALWAYS_INLINE]] inline void store_low_bytes(void* destination, __m128i value, std::size_t bytes) noexcept {
+    auto* at = static_cast<unsigned char*>(destination);
+    if (bytes == 16) {
+        _mm_storeu_si128(static_cast<__m128i*>(destination), value);
+        return;
+    }
+    auto word = static_cast<std::uint64_t>(_mm_cvtsi128_si64(value));
+    if (bytes >= 8) {
+        std::memcpy(at, &word, 8);
+        at += 8;
+        bytes -= 8;
+        word = static_cast<std::uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(value, value)));
+    }
+    if (bytes & 4) {
+        const auto four = static_cast<std::uint32_t>(word);
+        std::memcpy(at, &four, 4);
+        at += 4;
+        word >>= 32;
+    }
+    if (bytes & 2) {
+        const auto two = static_cast<std::uint16_t>(word);
+        std::memcpy(at, &two, 2);
+        at += 2;
+        word >>= 16;
+    }
+    if (bytes & 1) *at = static_cast<unsigned char>(word);
+}
+
 /// The `bytes` (≤ 16) bytes at source in the low bytes of a register, zero above; reads nothing past them. Composed in
 /// general registers: 8-byte loads while 8 bytes remain, then one 4-, one 2- and one 1-byte load as `bytes` has those
 /// bits (a row length fixed for a whole call: the branches are predicted).
@@ -200,6 +232,12 @@ template <class P, class T>
     const P loaded = detail::from_bytes<P>(detail::load_low_bytes(source, count * sizeof(T)));
     if (fill == C(0)) return loaded;  // the lanes above read as zero
     return xsimd::select(detail::lanes_below<P>(count), loaded, P(fill));
+}
+
+/// simd::store_partial: the count · sizeof(T) low bytes by detail::store_low_bytes.
+template <class P, class T>
+[[TENSOROPS_ALWAYS_INLINE]] inline void store_partial(T* destination, const P& value, std::size_t count, isa::sse2) noexcept {
+    detail::store_low_bytes(destination, detail::as_bytes(value), count * sizeof(T));
 }
 
 /// 8- and 16-bit integers widened to 32-bit lanes (see simd::load_widened): the bytes loaded into the low bytes of a

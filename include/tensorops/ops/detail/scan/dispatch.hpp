@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstddef>
+#include <type_traits>
 
 #include "../../../iter/nd_loop.hpp"
 #include "../../../iter/plan.hpp"
@@ -16,7 +17,8 @@
 
 namespace tensorops::detail {
 
-/// Which kernel scans `nest` along `axis` (operand 0 output, operand 1 input).
+/// Which kernel scans `nest` along `axis` (operand 0 output, operand 1 input). Strided includes rows narrower than a
+/// vector (run_scan takes their columns together: scan_narrow_rows), scanned as every strided line is, without blocks.
 enum class scan_layout { contiguous, across_rows, strided };
 
 /// The contiguous layout where the axis is innermost with stride ±1 for both operands, across rows where another
@@ -67,6 +69,20 @@ void run_scan(const T* input, T* output, const iter::loop_nest<2>& nest, std::si
             iter::for_each_element(iter::remove_dimensions(nest, handled), [&](const std::array<std::ptrdiff_t, 2>& rows) {
                 scan_across_rows<Exclusive>(input + rows[1], output + rows[0], nest.sizes[axis], in_step, out_step,
                                             nest.sizes[last], band, scan);
+            });
+            return;
+        }
+        // Strided, but the rows are contiguous and narrower than a vector: all their columns in one pass (the same
+        // values as the strided walk's, which takes one column at a time). Its steps cost the same for any width; two
+        // integer columns, whose scalar steps are one-cycle adds, are walked as fast one at a time where they are in
+        // cache, so two columns take it for floating lanes only.
+        const std::size_t m = nest.sizes[last];
+        if (axis != last && nest.inner_is_contiguous({0, 1}) && (m >= 3 || (m == 2 && std::is_floating_point_v<simd::compute_t<T>>))) {
+            iter::axis_set handled;
+            handled.set(axis);
+            handled.set(last);
+            iter::for_each_element(iter::remove_dimensions(nest, handled), [&](const std::array<std::ptrdiff_t, 2>& rows) {
+                scan_narrow_rows<Exclusive>(input + rows[1], output + rows[0], nest.sizes[axis], in_step, out_step, m, scan);
             });
             return;
         }

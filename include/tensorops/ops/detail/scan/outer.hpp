@@ -47,6 +47,25 @@ void scan_rows_in_register_tiles(const T* input, T* output, std::size_t n, std::
     for (; j < m; ++j) scan_column<Exclusive>(input + j, output + j, n, in_step, out_step, scan, scan.identity());
 }
 
+/// Rows narrower than a vector (m < lanes<T> columns, contiguous in both operands), scanned across: the running values
+/// of every column in the low lanes of one register, each row read by one partial load and written by one partial
+/// store — one pass down the rows, where the strided walk (scan_column) makes one pass per column, each reading every
+/// line of the tensor again. Each column gets the strided walk's values: the same operation on the same values in the
+/// same order, from the identity, the whole axis long (a strided layout has no blocks: policy.hpp).
+template <bool Exclusive, class T, class Scan>
+void scan_narrow_rows(const T* x, T* y, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m,
+                      const Scan& scan) {
+    using P = simd::pack<T>;
+    using C = simd::compute_t<T>;
+    const C identity = static_cast<C>(scan.identity());
+    P running(identity);
+    for (std::size_t i = 0; i < n; ++i, x += in_step, y += out_step) {
+        const P value = simd::load_partial(x, m, identity);  // read before the write: in place is safe
+        scan_step<Exclusive>(running, value, [&](const P& a, const P& b) { return running_lanes(scan, a, b); },
+                             [&](const P& lanes) { simd::store_partial(y, lanes, m); });
+    }
+}
+
 /// n rows of m columns scanned across, by the kernel their size and type call for. `band`: rows per band
 /// (band_rows of the whole tensor's rows). Within one band, the three kernels compute the
 /// same running values, so which one runs (it depends on the size of the piece) never changes a result.

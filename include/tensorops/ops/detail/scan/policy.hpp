@@ -50,6 +50,9 @@ struct sum_scan {
     [[nodiscard]] accumulator operator()(const accumulator& a, const accumulator& b) const { return a + b; }
     template <class P>
     [[nodiscard]] P lanes(const P& a, const P& b) const { return simd::add(a, b); }
+    /// lanes, for a running value carried step to step (see running_lanes).
+    template <class P>
+    [[nodiscard]] P chained_lanes(const P& a, const P& b) const { return simd::add_in_chain(a, b); }
 };
 
 /// Running products: integers wrap (unsigned accumulator), float16 and bfloat16 carry a float.
@@ -62,6 +65,15 @@ struct product_scan {
     template <class P>
     [[nodiscard]] P lanes(const P& a, const P& b) const { return simd::mul(a, b); }
 };
+
+/// scan.lanes(running, next) where the running value is carried from one step to the next in a register, so that the
+/// steps form one dependence chain and its instruction's latency is the kernel's speed: the operation's own
+/// `chained_lanes` where it has one (the sum: simd::add_in_chain), else lanes. The same bits either way.
+template <class Scan, class P>
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P running_lanes(const Scan& scan, const P& running, const P& next) {
+    if constexpr (requires { scan.chained_lanes(running, next); }) return scan.chained_lanes(running, next);
+    else return scan.lanes(running, next);
+}
 
 /// A caller's associative operation, computed in T itself on the strided path.
 template <class T, class Operation>
