@@ -3,7 +3,9 @@
 // - a few very wide rows (a row of half a band's bytes or more: bands of one row), as wide as one band, with several
 //   column blocks and a ragged vector tail, in shapes of 2, 3 and 5 rows and one with an outer dimension;
 // - bands of many rows whose column blocks' carry rows are wide enough for the band kernel to take its rows in groups
-//   (grouped_carry_bytes), three bands (the last a few rows: a group and a remainder).
+//   (grouped_carry_bytes), three bands (the last a few rows: a group and a remainder);
+// - and at the other end, rows of one or two vectors (whole or ragged), whose running row the kernels keep in
+//   registers (scan_rows_in_registers): two bands and a row, and a single band.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -190,6 +192,41 @@ TEMPLATE_LIST_TEST_CASE("cumulative: bands of rows with wide carry rows, taken i
         const std::size_t wrong = first_off_rule(values, sizes, band, v, pool);
         INFO("first wrong element " << wrong << " of " << values.size());
         REQUIRE(wrong == values.size());
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("cumulative: rows of a vector or two, their running row in registers, give the band rule's bits", "",
+                        tensorops_test::builtin_types) {
+    using T = TestType;
+    constexpr std::size_t W = tensorops::simd::lanes<T>;
+    tensorops_test::test_rng rng(std::string("cumulative rows in registers ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    tensorops::thread_pool pool(2);
+    const std::size_t widths[] = {W, W + 3, 2 * W};
+    const wide_call variants[] = {{wide_operation::sum, false, false, false, false},
+                                  {wide_operation::product, true, true, false, false},
+                                  {wide_operation::sum, true, false, true, false},
+                                  {wide_operation::sum, false, true, true, false},
+                                  {wide_operation::product, false, false, false, true},
+                                  {wide_operation::sum, true, true, false, true}};
+    std::size_t combination = 0;
+    for (const std::size_t m : widths) {
+        const std::size_t band = tensorops::detail::band_rows(m, sizeof(T));
+        // Two bands and a row (megabytes: the sanitised builds run a share), and one band of a few hundred rows.
+        for (const std::size_t n : {2 * band + 1, std::size_t{300}}) {
+            const std::vector<std::size_t> sizes{n, m};
+            const std::vector<T> values = wide_values<T>(rng, n * m);
+            for (std::size_t k = 0; k < 2; ++k, ++combination) {
+                if (n > band && !tensorops_test::runs_in_this_build(combination + tensorops_test::type_position<T, tensorops_test::builtin_types>, 4))
+                    continue;
+                const wide_call& v = variants[combination % std::size(variants)];
+                INFO("[" << n << ", " << m << "] bands of " << band << ", decreasing " << v.decreasing << ", exclusive " << v.exclusive
+                         << ", in place " << v.in_place << ", pool " << v.on_pool << ", product " << (v.op == wide_operation::product));
+                const std::size_t wrong = first_off_rule(values, sizes, band, v, pool);
+                INFO("first wrong element " << wrong << " of " << values.size());
+                REQUIRE(wrong == values.size());
+            }
+        }
     }
 }
 

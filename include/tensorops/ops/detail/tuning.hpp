@@ -220,6 +220,10 @@ inline constexpr std::size_t grouped_rows_limit = std::size_t{4} << 20;
 /// would reload them from L2, while a group of carry_group_rows loads them once.
 inline constexpr std::size_t grouped_carry_bytes = std::size_t{16} << 10;
 
+/// Rows of at most this many vectors are scanned across with their whole running row in registers
+/// (scan_rows_in_registers), at any size: the row is the tile, so the walk down the rows is one stream.
+inline constexpr std::size_t register_row_vectors = 2;
+
 /// Tensors up to this many bytes (input and output together: within any x86 L1 data cache) take the register
 /// tiles; beyond L1 the tiles' column walk maps every row to the same cache set, so larger ones stream rows.
 inline constexpr std::size_t register_tile_limit = std::size_t{32} << 10;

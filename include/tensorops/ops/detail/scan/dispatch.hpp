@@ -4,7 +4,6 @@
 
 #include <array>
 #include <cstddef>
-#include <type_traits>
 
 #include "../../../iter/nd_loop.hpp"
 #include "../../../iter/plan.hpp"
@@ -73,11 +72,9 @@ void run_scan(const T* input, T* output, const iter::loop_nest<2>& nest, std::si
             return;
         }
         // Strided, but the rows are contiguous and narrower than a vector: all their columns in one pass (the same
-        // values as the strided walk's, which takes one column at a time). Its steps cost the same for any width; two
-        // integer columns, whose scalar steps are one-cycle adds, are walked as fast one at a time where they are in
-        // cache, so two columns take it for floating lanes only.
+        // values as the strided walk's, which takes one column at a time).
         const std::size_t m = nest.sizes[last];
-        if (axis != last && nest.inner_is_contiguous({0, 1}) && (m >= 3 || (m == 2 && std::is_floating_point_v<simd::compute_t<T>>))) {
+        if (axis != last && nest.inner_is_contiguous({0, 1}) && m >= 2) {
             iter::axis_set handled;
             handled.set(axis);
             handled.set(last);

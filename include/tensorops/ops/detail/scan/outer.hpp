@@ -85,6 +85,8 @@ void scan_across_rows(const T* input, T* output, std::size_t n, std::ptrdiff_t i
     const bool outputs_are_running = std::is_same_v<simd::compute_t<T>, T> && !(Exclusive && in_place);
     if (n > band && !(band == 1 && outputs_are_running))
         scan_rows_in_bands<Exclusive>(input, output, n, in_step, out_step, m, band, scan);
+    else if (m <= register_row_vectors * simd::lanes<T>)
+        scan_narrow_band<block_output::plain, Exclusive>(input, output, n, in_step, out_step, m, scan, nullptr, nullptr);
     else if (2 * n * m * sizeof(T) <= register_tile_limit)
         scan_rows_in_register_tiles<Exclusive>(input, output, n, in_step, out_step, m, scan);
     else if (outputs_are_running)

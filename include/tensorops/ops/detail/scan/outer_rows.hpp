@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -113,6 +114,56 @@ void scan_rows_carried_by_output(const T* input, T* output, std::size_t n, std::
             if constexpr (Exclusive) x += in_step;
         }
     }
+}
+
+/// n rows of m ≤ V · lanes<T> columns (V vectors, the last one partial when m is not a whole number of them), the
+/// running row in V registers from the identity down all n rows: one load and one store per vector and row, and one
+/// combine — a dependence chain of one step per row (running_lanes), where the kernels that carry the running row
+/// through memory (a carry row, or the output row just written) add a store-to-load forwarding to every step of it,
+/// which bounds rows this narrow. Writes what Output says (`prefix`: the band's prefix row, m values, when prefixed);
+/// the final running row goes to `total` (m values) unless it is null. The same values as scan_band's and
+/// scan_rows_carried_by_output's (each column's operations in the same order).
+template <std::size_t V, block_output Output, bool Exclusive, class T, class Scan>
+void scan_rows_in_registers(const T* x, T* y, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m,
+                            const Scan& scan, const simd::compute_t<T>* prefix, simd::compute_t<T>* total) {
+    using P = simd::pack<T>;
+    using C = simd::compute_t<T>;
+    constexpr std::size_t W = P::size;
+    const std::size_t tail = m - (V - 1) * W;  // columns of the last vector: 1 to W
+    const C identity = static_cast<C>(scan.identity());
+    const auto load_vector = [&](const auto* at, std::size_t v) {
+        if (v + 1 < V || tail == W) return simd::load(at + v * W);
+        return simd::load_partial(at + v * W, tail, identity);
+    };
+    const auto store_vector = [&](auto* at, std::size_t v, const P& lanes) {
+        if (v + 1 < V || tail == W) simd::store(at + v * W, lanes);
+        else simd::store_partial(at + v * W, lanes, tail);
+    };
+    std::array<P, V> running, before;
+    iter::unrolled<V>([&](auto v) {
+        running[v] = P(identity);
+        if constexpr (Output == block_output::prefixed) before[v] = load_vector(prefix, v);
+    });
+    for (std::size_t i = 0; i < n; ++i, x += in_step, y += out_step) {
+        iter::unrolled<V>([&](auto v) {
+            const P value = load_vector(x, v);  // read before the write: in place is safe
+            scan_step<Exclusive>(running[v], value, [&](const P& a, const P& b) { return running_lanes(scan, a, b); },
+                                 [&](const P& lanes) {
+                                     if constexpr (Output == block_output::plain) store_vector(y, v, lanes);
+                                     else if constexpr (Output == block_output::prefixed) store_vector(y, v, scan.lanes(before[v], lanes));
+                                 });
+        });
+    }
+    if (total != nullptr) iter::unrolled<V>([&](auto v) { store_vector(total, v, running[v]); });
+}
+
+/// scan_rows_in_registers for rows of m ≤ register_row_vectors · lanes<T> columns (its V from m).
+template <block_output Output, bool Exclusive, class T, class Scan>
+void scan_narrow_band(const T* x, T* y, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m,
+                      const Scan& scan, const simd::compute_t<T>* prefix, simd::compute_t<T>* total) {
+    static_assert(register_row_vectors == 2);
+    if (m <= simd::lanes<T>) scan_rows_in_registers<1, Output, Exclusive>(x, y, n, in_step, out_step, m, scan, prefix, total);
+    else scan_rows_in_registers<2, Output, Exclusive>(x, y, n, in_step, out_step, m, scan, prefix, total);
 }
 
 /// The page hints of a walk along one row (scan_rows_into_carry with R = 1) for the rows some distance on: the input row
