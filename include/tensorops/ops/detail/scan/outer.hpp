@@ -1,6 +1,6 @@
 // tensorops/ops/detail/scan/outer.hpp — the scan across rows (the axis is an outer dimension, the innermost one
-// contiguous): register tiles for a tensor within L1, and the choice among the three across-rows kernels
-// (outer_rows.hpp describes them).
+// contiguous): register tiles for a tensor within L1, rows narrower than a vector, and the choice among the
+// across-rows kernels (outer_rows.hpp describes them).
 #pragma once
 
 #include <array>
@@ -67,8 +67,8 @@ void scan_narrow_rows(const T* x, T* y, std::size_t n, std::ptrdiff_t in_step, s
 }
 
 /// n rows of m columns scanned across, by the kernel their size and type call for. `band`: rows per band
-/// (band_rows of the whole tensor's rows). Within one band, the three kernels compute the
-/// same running values, so which one runs (it depends on the size of the piece) never changes a result.
+/// (band_rows of the whole tensor's rows). Within one band, the kernels compute the same running values, so which one
+/// runs (it depends on the size of the piece) never changes a result.
 /// Bands of one row (rows of at least half a band's bytes) are no bands at all where the running values are the
 /// outputs: band b's prefix is the output row before it (P_b = P_b−1 ∘ total_b−1, the same operations as the running
 /// value's), and it writes P_b ∘ (e ∘ x_b) where the running-value kernels write out_b−1 ∘ x_b, the same value — e ∘ x
@@ -86,7 +86,7 @@ void scan_across_rows(const T* input, T* output, std::size_t n, std::ptrdiff_t i
     if (n > band && !(band == 1 && outputs_are_running))
         scan_rows_in_bands<Exclusive>(input, output, n, in_step, out_step, m, band, scan);
     else if (m <= register_row_vectors * simd::lanes<T>)
-        scan_narrow_band<block_output::plain, Exclusive>(input, output, n, in_step, out_step, m, scan, nullptr, nullptr);
+        scan_band_in_registers<block_output::plain, Exclusive>(input, output, n, in_step, out_step, m, scan, nullptr, nullptr);
     else if (2 * n * m * sizeof(T) <= register_tile_limit)
         scan_rows_in_register_tiles<Exclusive>(input, output, n, in_step, out_step, m, scan);
     else if (outputs_are_running)

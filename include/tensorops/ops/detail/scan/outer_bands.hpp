@@ -122,7 +122,7 @@ void scan_band(const T* input, T* output, std::size_t n, std::ptrdiff_t in_step,
     T* const y_row = Output == block_output::none ? const_cast<T*>(input) : output;
     const std::ptrdiff_t y_step = Output == block_output::none ? in_step : out_step;
     if (m <= register_row_vectors * simd::lanes<T>) {  // the whole running row in registers
-        scan_narrow_band<Output, Exclusive>(input, y_row, n, in_step, y_step, m, scan, prefix, total);
+        scan_band_in_registers<Output, Exclusive>(input, y_row, n, in_step, y_step, m, scan, prefix, total);
         return;
     }
     for_each_carry_block<T>(carry_blocks_of(y_row, y_step, m), in_step < 0, total, scan,

@@ -19,7 +19,9 @@
 namespace tensorops::detail {
 
 // Algorithm. out[i, j] = out[i−1, j] ∘ x[i, j] for every column j (exclusive: ∘ x[i−1, j]), vectorised across j.
-// Three kernels, by size and type:
+// Four kernels, by size and type:
+//   running row in      rows of one or two vectors, any size: the whole running row (and a band's prefix row) in
+//   registers           registers down the rows of a band, one dependence step a row (scan_rows_in_registers);
 //   register tiles      (input + output within L1) a tile of 4 vectors of columns walks down all rows with its
 //                       running values in registers;
 //   carried by output   each step streams one input row and the output row just written, which is still in L1
@@ -159,7 +161,7 @@ void scan_rows_in_registers(const T* x, T* y, std::size_t n, std::ptrdiff_t in_s
 
 /// scan_rows_in_registers for rows of m ≤ register_row_vectors · lanes<T> columns (its V from m).
 template <block_output Output, bool Exclusive, class T, class Scan>
-void scan_narrow_band(const T* x, T* y, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m,
+void scan_band_in_registers(const T* x, T* y, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m,
                       const Scan& scan, const simd::compute_t<T>* prefix, simd::compute_t<T>* total) {
     static_assert(register_row_vectors == 2);
     if (m <= simd::lanes<T>) scan_rows_in_registers<1, Output, Exclusive>(x, y, n, in_step, out_step, m, scan, prefix, total);
