@@ -1,7 +1,7 @@
 // cumulative_sum / cumulative_product / cumulative_scan against SEMANTICS.md §1: the DirectML page table, the
 // ONNX CumSum examples and their CumProd counterparts, random cases against the long-double reference for
-// every element type × operation × direction × exclusive × layout, in place, user-defined types (the
-// refusals: test_cumulative_errors.cpp).
+// every element type × operation × direction × exclusive × layout, in place, rows narrower than a vector (bit for bit
+// against each column's own walk), user-defined types (the refusals: test_cumulative_errors.cpp).
 #include <catch2/catch.hpp>
 
 #include <algorithm>

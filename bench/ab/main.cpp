@@ -21,8 +21,6 @@ static double time_best(void (*run)(const call&, const void*, void*), const call
     }
     return best;
 }
-// The copy limit of a case: its input's bytes copied into its output buffer (one thread).
-static void copy_limit(const call& c, const void* x, void* y);
 static const char* fname(fn f) {
     const char* n[] = {"sum",     "max",         "lse",        "multiply", "argmax",
                        "cumsum",  "min",         "argmin",     "average",  "l1",
@@ -48,6 +46,7 @@ static std::string joined(const std::vector<std::size_t>& sizes) {
     for (auto s : sizes) text += (text.empty() ? "" : "x") + std::to_string(s);
     return text;
 }
+// The copy limit of a case (AB_COPY): its input's bytes copied into its output buffer (one thread).
 static void copy_limit(const call& c, const void* x, void* y) { std::memcpy(y, x, elements(c.sizes) * tsize(c.t)); }
 int main(int argc, char** argv) {
     const int rounds = argc > 1 ? std::atoi(argv[1]) : 21;

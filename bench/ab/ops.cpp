@@ -3,12 +3,9 @@
 #include <memory>
 #include <tensorops/tensorops.hpp>
 #include <type_traits>
+#include "executor.hpp"
 namespace ab {
 namespace {
-tensorops::thread_pool& pool() {
-    static tensorops::thread_pool p(2);
-    return p;
-}
 tensorops::reduce_function reduce_function_of(fn f) {
     using rf = tensorops::reduce_function;
     switch (f) {
@@ -71,12 +68,7 @@ void run_typed(const call& c, const void* xv, void* yv) {
                               reduce_function_of(c.f), c.axes);
         }
     };
-    if (c.threads == 1) {
-        tensorops::sequential_executor seq;
-        go(seq);
-    } else {
-        go(pool());
-    }
+    on_executor(c.threads, go);
 }
 }  // namespace
 void RUN(const call& c, const void* x, void* y) {

@@ -4,9 +4,9 @@
 #include "ops.hpp"
 #include <tensorops/tensorops.hpp>
 #include <vector>
+#include "executor.hpp"
 namespace ab {
 namespace {
-tensorops::thread_pool& pool() { static tensorops::thread_pool p(2); return p; }
 template <class T>
 void run_typed(const call& c, const void* xv, void* yv) {
     namespace d = tensorops::detail;
@@ -16,10 +16,11 @@ void run_typed(const call& c, const void* xv, void* yv) {
     const tensorops::tensor_view<T> out(static_cast<T*>(yv), out_sizes);
     const auto plan = d::plan_reduce<2>("reduce", in, out, c.axes);
     using W = tensorops::wrapping_kernel_t<T>;
-    tensorops::sequential_executor seq;
-    const tensorops::executor_ref exec = c.threads == 1 ? tensorops::executor_ref(seq) : tensorops::executor_ref(pool());
-    if (c.f == fn::sum) d::run_reduction<W>(exec, plan, in, out, d::sum_reduction<W, d::lift_kind::value, d::finish_kind::value>{});
-    else d::run_reduction<T>(exec, plan, in, out, d::extreme_reduction<T, true>{});
+    on_executor(c.threads, [&](auto& executor) {
+        const tensorops::executor_ref exec(executor);
+        if (c.f == fn::sum) d::run_reduction<W>(exec, plan, in, out, d::sum_reduction<W, d::lift_kind::value, d::finish_kind::value>{});
+        else d::run_reduction<T>(exec, plan, in, out, d::extreme_reduction<T, true>{});
+    });
 }
 }  // namespace
 void RUN(const call& c, const void* x, void* y) {

@@ -4,12 +4,9 @@
 #include "ops.hpp"
 #include <tensorops/tensorops.hpp>
 #include <type_traits>
+#include "executor.hpp"
 namespace ab {
 namespace {
-tensorops::thread_pool& pool() {
-    static tensorops::thread_pool p(2);
-    return p;
-}
 template <class T>
 void run_typed(const call& c, const void* xv, void* yv) {
     const tensorops::tensor_view<const T> in(static_cast<const T*>(xv), c.sizes);
@@ -26,12 +23,7 @@ void run_typed(const call& c, const void* xv, void* yv) {
                 tensorops::cumulative_max(exec, in, out, {.axis = c.axes[0]});
         }
     };
-    if (c.threads == 1) {
-        tensorops::sequential_executor seq;
-        go(seq);
-    } else {
-        go(pool());
-    }
+    on_executor(c.threads, go);
 }
 }  // namespace
 void RUN(const call& c, const void* x, void* y) {
