@@ -4,7 +4,8 @@
 // `pack<T>` is the register a kernel computes in for storage type T: an xsimd batch of T (of float for the narrow
 // floats float16 and bfloat16, which are widened on load and rounded once, to nearest even, on store), or a one-lane
 // `scalar_pack` when xsimd is absent. Kernels are written once against this vocabulary:
-//   pack<T>, mask_of<P>, lanes<T>, load, store, load_partial, store_partial, broadcast, to_array, from_array (here);
+//   pack<T>, mask_of<P>, lanes<T>, load, store, load_partial, store_partial (a count at run time or fixed), broadcast,
+//   to_array, from_array (here);
 //   load_widened, load_widened_partial, load_as, load_partial_as, store_narrowed (widen.hpp);
 //   select, select_constant, select_lanes, is_nan, and_not, any, any_and_not, lane_bits, for_each_set_lane
 //   (select.hpp); and the free functions of arithmetic.hpp, minmax.hpp, math.hpp, exponentials.hpp, shuffle.hpp,
@@ -98,6 +99,34 @@ template <builtin_element T>
     using P = pack<T>;
     if constexpr (narrow_float<T>) kernel::store_partial<P>(destination, value, count, isa::portable{});
     else kernel::store_partial<P>(destination, value, count, isa_of<P>{});
+}
+
+/// load_partial and store_partial with the count fixed at compile time (a kernel specialised for one row width): the
+/// same values and the same bytes touched; where the instruction set masks its partial accesses (AVX-512) and the
+/// count's bytes fit 16, plain loads and stores instead (kernel::load_low_partial, store_low_partial: a masked access
+/// that misses the cache stalls on some x86 cores; with the count a constant the plain composition has no branch).
+namespace kernel {  // the names for every build; an instruction set with plain forms overloads them (x86/avx512.hpp)
+struct no_low_partial {};
+template <class P> void load_low_partial(no_low_partial) = delete;
+template <class P> void store_low_partial(no_low_partial) = delete;
+}  // namespace kernel
+
+template <builtin_element T, std::size_t Count>
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline pack<T> load_partial(const T* source, std::integral_constant<std::size_t, Count>,
+                                                                   compute_t<T> fill) noexcept {
+    using P = pack<T>;
+    if constexpr (Count * sizeof(T) <= 16 && requires { kernel::load_low_partial<P>(source, Count, fill, isa_of<P>{}); })
+        return kernel::load_low_partial<P>(source, Count, fill, isa_of<P>{});
+    else return load_partial(source, Count, fill);
+}
+
+template <builtin_element T, std::size_t Count>
+[[TENSOROPS_ALWAYS_INLINE]] inline void store_partial(T* destination, const pack<T>& value,
+                                                      std::integral_constant<std::size_t, Count>) noexcept {
+    using P = pack<T>;
+    if constexpr (Count * sizeof(T) <= 16 && requires { kernel::store_low_partial<P>(destination, value, Count, isa_of<P>{}); })
+        kernel::store_low_partial<P>(destination, value, Count, isa_of<P>{});
+    else store_partial(destination, value, Count);
 }
 
 // The vocabulary continues in widen.hpp (8- and 16-bit integers in 32-bit lanes) and select.hpp (lane-wise

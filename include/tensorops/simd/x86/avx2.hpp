@@ -24,24 +24,24 @@ namespace tensorops::simd {
 
 namespace detail {
 /// The `bytes` (< 4 · Words) bytes at source in the low bytes of a register of Words 32-bit words (4: __m128i, 8:
-/// __m256i), zero above; reads nothing past them. The whole words by a masked load (masked-out words are not read,
+/// __m256i), zero above; reads nothing past them. Up to 16 bytes by plain loads (load_low_bytes: a masked load that
+/// misses the cache stalls on some x86 cores); more: the whole words by a masked load (masked-out words are not read,
 /// so they cannot fault), the last word's 1–3 bytes by byte loads, broadcast and blended into its word.
 template <std::size_t Words>
 [[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline auto load_bytes_partial(const void* source, std::size_t bytes) noexcept {
-    const auto* first = static_cast<const unsigned char*>(source);
-    const auto whole = static_cast<int>(bytes / 4);
-    const unsigned char* rest = first + 4 * static_cast<std::size_t>(whole);
-    std::uint32_t last = 0;
-    for (std::size_t k = 0; k < bytes % 4; ++k) last |= std::uint32_t{rest[k]} << (8 * k);
-    if constexpr (Words == 8) {
+    static_assert(Words == 4 || Words == 8);
+    if constexpr (Words == 4) {
+        return load_low_bytes(source, bytes);
+    } else {
+        if (bytes <= 16) return _mm256_zextsi128_si256(load_low_bytes(source, bytes));
+        const auto* first = static_cast<const unsigned char*>(source);
+        const auto whole = static_cast<int>(bytes / 4);
+        const unsigned char* rest = first + 4 * static_cast<std::size_t>(whole);
+        std::uint32_t last = 0;
+        for (std::size_t k = 0; k < bytes % 4; ++k) last |= std::uint32_t{rest[k]} << (8 * k);
         const __m256i word = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), count = _mm256_set1_epi32(whole);
         const __m256i loaded = _mm256_maskload_epi32(reinterpret_cast<const int*>(first), _mm256_cmpgt_epi32(count, word));
         return _mm256_blendv_epi8(loaded, _mm256_set1_epi32(static_cast<int>(last)), _mm256_cmpeq_epi32(count, word));
-    } else {
-        static_assert(Words == 4);
-        const __m128i word = _mm_setr_epi32(0, 1, 2, 3), count = _mm_set1_epi32(whole);
-        const __m128i loaded = _mm_maskload_epi32(reinterpret_cast<const int*>(first), _mm_cmpgt_epi32(count, word));
-        return _mm_blendv_epi8(loaded, _mm_set1_epi32(static_cast<int>(last)), _mm_cmpeq_epi32(count, word));
     }
 }
 
@@ -66,13 +66,21 @@ template <std::size_t LaneBytes, int Bytes = static_cast<int>(LaneBytes), class 
 
 namespace kernel {
 
-/// A masked load (vpmaskmovd / vpmaskmovq, masked-out lanes not read) for 32- and 64-bit lanes, the fill blended in;
-/// detail::load_bytes_partial for 8- and 16-bit lanes.
+/// For 32- and 64-bit lanes: up to 16 bytes by plain loads (detail::load_low_bytes: a masked load that misses the cache
+/// stalls on some x86 cores), more by a masked load (vpmaskmovd / vpmaskmovq, masked-out lanes not read); the fill
+/// blended in. Chosen at run time: the masked load's mask takes a compare and its fill a blend, against which the
+/// predicted branch costs nothing (AVX-512's one-instruction masked load keeps its form unless the count is a
+/// constant: x86/avx512.hpp). detail::load_bytes_partial for 8- and 16-bit lanes.
 template <class P, class T>
 [[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_partial(const T* source, std::size_t count,
                                                              typename P::value_type fill, isa::avx2) noexcept {
     using C = typename P::value_type;
     if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
+        if (count * sizeof(T) <= 16) {
+            const P low = detail::from_bytes<P>(_mm256_zextsi128_si256(detail::load_low_bytes(source, count * sizeof(T))));
+            if (fill == C(0)) return low;  // the lanes above read as zero
+            return xsimd::select(detail::lanes_below<P>(count), low, P(fill));
+        }
         const auto n = static_cast<std::int64_t>(count);
         P loaded;
         __m256i wanted;

@@ -94,6 +94,20 @@ template <class P, class T>
     else return detail::from_bytes<P>(_mm512_mask_loadu_epi64(fill_lanes, static_cast<__mmask8>((1u << count) - 1), source));
 }
 
+/// load_partial of at most 16 bytes of 32- or 64-bit lanes by plain loads (detail::load_low_bytes), for a count fixed
+/// at compile time (simd::load_partial's overload): a masked load that misses the cache stalls on some x86 cores, where
+/// a plain load's line is prefetched; a count known only at run time keeps the masked load (one instruction, where the
+/// plain loads' composition would add a branch to every call).
+template <class P, class T>
+    requires(sizeof(T) == 4 || sizeof(T) == 8)
+[[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline P load_low_partial(const T* source, std::size_t count,
+                                                                 typename P::value_type fill, isa::avx512) noexcept {
+    const __m512i low = _mm512_zextsi128_si512(detail::load_low_bytes(source, count * sizeof(T)));
+    if (fill == typename P::value_type(0)) return detail::from_bytes<P>(low);  // the lanes above read as zero
+    if constexpr (sizeof(T) == 4) return detail::from_bytes<P>(_mm512_mask_mov_epi32(detail::as_bytes(P(fill)), static_cast<__mmask16>((1u << count) - 1), low));
+    else return detail::from_bytes<P>(_mm512_mask_mov_epi64(detail::as_bytes(P(fill)), static_cast<__mmask8>((1u << count) - 1), low));
+}
+
 /// A masked load of 8- or 16-bit lanes (AVX-512BW), the fill in the others.
 template <class P, class T>
     requires(sizeof(T) == 1 || sizeof(T) == 2)
@@ -111,6 +125,14 @@ template <class P, class T>
 [[TENSOROPS_ALWAYS_INLINE]] inline void store_partial(T* destination, const P& value, std::size_t count, isa::avx512) noexcept {
     if constexpr (sizeof(T) == 4) _mm512_mask_storeu_epi32(destination, static_cast<__mmask16>((1u << count) - 1), detail::as_bytes(value));
     else _mm512_mask_storeu_epi64(destination, static_cast<__mmask8>((1u << count) - 1), detail::as_bytes(value));
+}
+
+/// store_partial of at most 16 bytes of 32- or 64-bit lanes by plain stores (detail::store_low_bytes), for a count fixed
+/// at compile time (as load_low_partial: a masked store that misses the cache stalls as a masked load does).
+template <class P, class T>
+    requires(sizeof(T) == 4 || sizeof(T) == 8)
+[[TENSOROPS_ALWAYS_INLINE]] inline void store_low_partial(T* destination, const P& value, std::size_t count, isa::avx512) noexcept {
+    detail::store_low_bytes(destination, _mm512_castsi512_si128(detail::as_bytes(value)), count * sizeof(T));
 }
 
 /// simd::store_partial of 8- or 16-bit lanes (AVX-512BW): a masked store.

@@ -90,17 +90,21 @@ template <std::size_t Bytes>
     if (bytes & 1) *at = static_cast<unsigned char>(word);
 }
 
-/// The `bytes` (≤ 16) bytes at source in the low bytes of a register, zero above; reads nothing past them. Composed in
-/// general registers: 8-byte loads while 8 bytes remain, then one 4-, one 2- and one 1-byte load as `bytes` has those
-/// bits (a row length fixed for a whole call: the branches are predicted).
+/// The `bytes` (≤ 16) bytes at source in the low bytes of a register, zero above; reads nothing past them. Plain
+/// loads, never a masked one (a masked load that misses the cache stalls on some x86 cores, where a plain load's line
+/// is prefetched): one 16-byte load for 16 bytes; else the low 8 bytes by one 8-byte vector load if 8 remain, and the
+/// rest (< 8 bytes) by one 4-byte vector load if it is 4, or composed in a general register from one 4-, one 2- and one
+/// 1-byte load as it has those bits (a row length fixed for a whole call: the branches are predicted).
 [[nodiscard, TENSOROPS_ALWAYS_INLINE]] inline __m128i load_low_bytes(const void* source, std::size_t bytes) noexcept {
     const auto* at = static_cast<const unsigned char*>(source);
-    const auto word_of = [](const unsigned char* from, std::size_t count) {  // count ≤ 8 bytes
-        std::uint64_t word = 0;
-        if (count == 8) {
-            std::memcpy(&word, from, 8);
-            return static_cast<long long>(word);
+    if (bytes == 16) return _mm_loadu_si128(static_cast<const __m128i*>(source));
+    const auto below_eight = [](const unsigned char* from, std::size_t count) {  // count < 8 bytes
+        if (count == 4) {
+            std::uint32_t four;
+            std::memcpy(&four, from, 4);
+            return _mm_cvtsi32_si128(static_cast<int>(four));
         }
+        std::uint64_t word = 0;
         unsigned shift = 0;
         if (count & 4) {
             std::uint32_t four;
@@ -117,12 +121,12 @@ template <std::size_t Bytes>
             shift += 16;
         }
         if (count & 1) word |= std::uint64_t{*from} << shift;
-        return static_cast<long long>(word);
+        return _mm_cvtsi64_si128(static_cast<long long>(word));
     };
-    if (bytes < 8) return _mm_set_epi64x(0, word_of(at, bytes));
-    long long low;
-    std::memcpy(&low, at, 8);
-    return _mm_set_epi64x(word_of(at + 8, bytes - 8), low);
+    if (bytes < 8) return below_eight(at, bytes);
+    const __m128i low = _mm_loadl_epi64(static_cast<const __m128i*>(source));
+    if (bytes == 8) return low;
+    return _mm_unpacklo_epi64(low, below_eight(at + 8, bytes - 8));
 }
 
 /// The 8- or 16-bit integers T in the low bytes of `in` sign-extended (signed T) or zero-extended to the four 32-bit

@@ -52,18 +52,39 @@ void scan_rows_in_register_tiles(const T* input, T* output, std::size_t n, std::
 /// store — one pass down the rows, where the strided walk (scan_column) makes one pass per column, each reading every
 /// line of the tensor again. Each column gets the strided walk's values: the same operation on the same values in the
 /// same order, from the identity, the whole axis long (a strided layout has no blocks: policy.hpp).
+/// Rows of 4, 8, 12 or 16 bytes (the common narrow rows) take a walk with their width a constant: the partial loads and
+/// stores compose a row from pieces by its width, and a width known only at run time costs a few branches per row, as
+/// many as the row's whole step takes when the rows are in cache.
 template <bool Exclusive, class T, class Scan>
 void scan_narrow_rows(const T* x, T* y, std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step, std::size_t m,
                       const Scan& scan) {
     using P = simd::pack<T>;
     using C = simd::compute_t<T>;
     const C identity = static_cast<C>(scan.identity());
-    P running(identity);
-    for (std::size_t i = 0; i < n; ++i, x += in_step, y += out_step) {
-        const P value = simd::load_partial(x, m, identity);  // read before the write: in place is safe
-        scan_step<Exclusive>(running, value, [&](const P& a, const P& b) { return running_lanes(scan, a, b); },
-                             [&](const P& lanes) { simd::store_partial(y, lanes, m); });
-    }
+    const auto walk = [=, &scan](auto columns) {  // m, or m as a std::integral_constant; copies: no store of a row can
+        const T* from = x;                          // be taken to change the walk's pointers, steps or count
+        T* to = y;
+        P running(identity);
+        for (std::size_t i = 0; i < n; ++i, from += in_step, to += out_step) {
+            const P value = simd::load_partial(from, columns, identity);  // read before the write: in place is safe
+            scan_step<Exclusive>(running, value, [&](const P& a, const P& b) { return running_lanes(scan, a, b); },
+                                 [&](const P& lanes) { simd::store_partial(to, lanes, columns); });
+        }
+    };
+    const auto walk_if_width = [&](auto bytes) {  // true when the rows are `bytes` wide and a walk took them
+        constexpr std::size_t columns = bytes() / sizeof(T);
+        if constexpr (columns * sizeof(T) == bytes() && columns < simd::lanes<T>) {
+            if (m == columns) {
+                walk(std::integral_constant<std::size_t, columns>{});
+                return true;
+            }
+        }
+        return false;
+    };
+    using std::integral_constant;
+    if (!walk_if_width(integral_constant<std::size_t, 8>{}) && !walk_if_width(integral_constant<std::size_t, 16>{}) &&
+        !walk_if_width(integral_constant<std::size_t, 12>{}) && !walk_if_width(integral_constant<std::size_t, 4>{}))
+        walk(m);
 }
 
 /// n rows of m columns scanned across, by the kernel their size and type call for. `band`: rows per band

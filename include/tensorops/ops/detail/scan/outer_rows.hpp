@@ -133,30 +133,36 @@ void scan_rows_in_registers(const T* x, T* y, std::size_t n, std::ptrdiff_t in_s
     constexpr std::size_t W = P::size;
     const std::size_t tail = m - (V - 1) * W;  // columns of the last vector: 1 to W
     const C identity = static_cast<C>(scan.identity());
-    const auto load_vector = [&](const auto* at, std::size_t v) {
-        if (v + 1 < V || tail == W) return simd::load(at + v * W);
-        return simd::load_partial(at + v * W, tail, identity);
-    };
-    const auto store_vector = [&](auto* at, std::size_t v, const P& lanes) {
-        if (v + 1 < V || tail == W) simd::store(at + v * W, lanes);
-        else simd::store_partial(at + v * W, lanes, tail);
-    };
-    std::array<P, V> running, before;
-    iter::unrolled<V>([&](auto v) {
-        running[v] = P(identity);
-        if constexpr (Output == block_output::prefixed) before[v] = load_vector(prefix, v);
-    });
-    for (std::size_t i = 0; i < n; ++i, x += in_step, y += out_step) {
+    // The walk for a last vector whole or partial, chosen once: the partial load's code kept out of the loop that does
+    // not need it (a compiler left to unswitch the loop on `tail` may not, and then keeps it in registers' way).
+    const auto walk = [&](auto last_is_whole) {
+        const auto load_vector = [&](const auto* at, std::size_t v) {
+            if (last_is_whole || v + 1 < V) return simd::load(at + v * W);
+            return simd::load_partial(at + v * W, tail, identity);
+        };
+        const auto store_vector = [&](auto* at, std::size_t v, const P& lanes) {
+            if (last_is_whole || v + 1 < V) simd::store(at + v * W, lanes);
+            else simd::store_partial(at + v * W, lanes, tail);
+        };
+        std::array<P, V> running, before;
         iter::unrolled<V>([&](auto v) {
-            const P value = load_vector(x, v);  // read before the write: in place is safe
-            scan_step<Exclusive>(running[v], value, [&](const P& a, const P& b) { return running_lanes(scan, a, b); },
-                                 [&](const P& lanes) {
-                                     if constexpr (Output == block_output::plain) store_vector(y, v, lanes);
-                                     else if constexpr (Output == block_output::prefixed) store_vector(y, v, scan.lanes(before[v], lanes));
-                                 });
+            running[v] = P(identity);
+            if constexpr (Output == block_output::prefixed) before[v] = load_vector(prefix, v);
         });
-    }
-    if (total != nullptr) iter::unrolled<V>([&](auto v) { store_vector(total, v, running[v]); });
+        for (std::size_t i = 0; i < n; ++i, x += in_step, y += out_step) {
+            iter::unrolled<V>([&](auto v) {
+                const P value = load_vector(x, v);  // read before the write: in place is safe
+                scan_step<Exclusive>(running[v], value, [&](const P& a, const P& b) { return running_lanes(scan, a, b); },
+                                     [&](const P& lanes) {
+                                         if constexpr (Output == block_output::plain) store_vector(y, v, lanes);
+                                         else if constexpr (Output == block_output::prefixed) store_vector(y, v, scan.lanes(before[v], lanes));
+                                     });
+            });
+        }
+        if (total != nullptr) iter::unrolled<V>([&](auto v) { store_vector(total, v, running[v]); });
+    };
+    if (tail == W) walk(std::true_type{});
+    else walk(std::false_type{});
 }
 
 /// scan_rows_in_registers for rows of m ≤ register_row_vectors · lanes<T> columns (its V from m).
