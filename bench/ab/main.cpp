@@ -148,6 +148,14 @@ int main(int argc, char** argv) {
             for (dtype t : {dtype::f32, dtype::f16, dtype::i32})
                 for (std::size_t width : {std::size_t{3}, std::size_t{5}, std::size_t{13}, std::size_t{1021}})
                     add(f, t, width, {{0}}, {big, small}, {1});
+    } else if (std::getenv("AB_SHORT_ROWS")) {  // SUM and MAX along rows of 64 B-2 KiB (the short-row kernel; issue 50)
+        for (fn f : {fn::sum, fn::max})
+            for (dtype t : {dtype::f32, dtype::f16, dtype::i32})
+                for (std::size_t row_bytes : {std::size_t{64}, std::size_t{128}, std::size_t{192}, std::size_t{256},
+                                              std::size_t{512}, std::size_t{1024}, std::size_t{2048}})
+                    add(f, t, row_bytes / tsize(t), rows_only, {big, std::size_t{16} << 20, std::size_t{4} << 20, small}, {1});
+        for (std::size_t row_bytes : {std::size_t{128}, std::size_t{256}, std::size_t{1024}})
+            add(fn::sum, dtype::f32, row_bytes / 4, rows_only, {big}, {2});
     } else if (std::getenv("AB_HUGE_ROWS")) {  // scans over a few rows of 2 to 32 MiB (bands of one row)
         for (std::size_t row_bytes : {std::size_t{2} << 20, std::size_t{4} << 20, std::size_t{8} << 20,
                                       std::size_t{16} << 20, std::size_t{32} << 20})
