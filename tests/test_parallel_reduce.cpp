@@ -439,10 +439,14 @@ TEST_CASE("line hints: the streaming kernels give the same bits with their line 
     INFO(rng.describe());
     // Inputs of 1 MiB or more (line_hints_min_bytes), each through a kernel that hints its lines: the inner kernel
     // (SUM, MAX, log-sum-exp's one pass) over rows of 1024 and over one line, the short-row log-sum-exp kernel (rows
-    // of 100), argmax's stretches; sequentially and on two threads.
+    // of 100), argmax's stretches; and the short-row reductions' rows read one by one (combine_rows_hinting_lines:
+    // rows of 256 bytes or more, inputs of 16 MiB or more — 32 MiB here, so that each of two threads' halves is hinted
+    // too); sequentially and on two threads.
     const std::size_t rows = 512, columns = 1024, short_rows = 4096, short_length = 100;
-    std::vector<float> x(rows * columns);
+    const std::size_t hinted_rows = 65536, hinted_length = 128;  // rows of 512 bytes, 32 MiB
+    std::vector<float> x(rows * columns), hinted(hinted_rows * hinted_length);
     for (float& v : x) v = static_cast<float>(rng.uniform_real(-4.0, 4.0));
+    for (std::size_t i = 0; i < hinted.size(); ++i) hinted[i] = x[(i * 7919) % x.size()] + static_cast<float>(i % 13);
     const auto run_all = [&](simd::line_hints setting) {
         simd::set_line_hints(setting);
         CHECK(simd::line_hints_pay() == (setting == simd::line_hints::on));
@@ -454,14 +458,16 @@ TEST_CASE("line hints: the streaming kernels give the same bits with their line 
             body(pool);
         };
         const tensor_view<const float> matrix(x.data(), {rows, columns}), line(x.data(), {rows * columns}),
-            short_matrix(x.data(), {short_rows, short_length});
+            short_matrix(x.data(), {short_rows, short_length}), hinted_matrix(hinted.data(), {hinted_rows, hinted_length});
         for (reduce_function function : {reduce_function::sum, reduce_function::max, reduce_function::log_sum_exp}) {
             on_both([&](auto& exec) {
-                std::vector<float> per_row(rows), whole(1), per_short_row(short_rows);
+                std::vector<float> per_row(rows), whole(1), per_short_row(short_rows), per_hinted_row(hinted_rows);
                 reduce(exec, matrix, tensor_view<float>(per_row.data(), {rows, 1}), function, {1});
                 reduce(exec, line, tensor_view<float>(whole.data(), {1}), function, {0});
                 reduce(exec, short_matrix, tensor_view<float>(per_short_row.data(), {short_rows, 1}), function, {1});
-                for (const auto* part : {&per_row, &whole, &per_short_row}) values.insert(values.end(), part->begin(), part->end());
+                reduce(exec, hinted_matrix, tensor_view<float>(per_hinted_row.data(), {hinted_rows, 1}), function, {1});
+                for (const auto* part : {&per_row, &whole, &per_short_row, &per_hinted_row})
+                    values.insert(values.end(), part->begin(), part->end());
             });
         }
         on_both([&](auto& exec) {
@@ -484,6 +490,18 @@ TEST_CASE("line hints: the streaming kernels give the same bits with their line 
         double sum = 0;
         for (std::size_t j = 0; j < columns; ++j) sum += x[row * columns + j];
         CHECK(values_on[row] == Approx(sum).margin(1e-3));
+    }
+    // …and the hinted short rows' sums and maxima (the sequential run's SUM, then MAX, of each row of 128).
+    const std::size_t sums_at = rows + 1 + short_rows, per_function = 2 * (rows + 1 + short_rows + hinted_rows);
+    for (std::size_t row = 0; row < hinted_rows; row += 4099) {
+        double sum = 0;
+        float top = hinted[row * hinted_length];
+        for (std::size_t j = 0; j < hinted_length; ++j) {
+            sum += hinted[row * hinted_length + j];
+            top = std::max(top, hinted[row * hinted_length + j]);
+        }
+        CHECK(values_on[sums_at + row] == Approx(sum).margin(1e-3));
+        CHECK(values_on[per_function + sums_at + row] == top);
     }
 }
 

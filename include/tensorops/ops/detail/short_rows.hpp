@@ -15,6 +15,7 @@
 #include "../../simd/pack.hpp"
 #include "../../simd/prefetch.hpp"
 #include "cascade.hpp"
+#include "stream_hints.hpp"
 #include "tuning.hpp"
 
 namespace tensorops::detail {
@@ -31,8 +32,13 @@ namespace tensorops::detail {
 // the rows after it are the input's, else by a partial load) — and the group's accumulators are folded into one
 // register by simd::reduce_lanes_of_rows, lane p holding row p's combination, which is finished lane-wise and written.
 // Each row hints the pages simd::page_prefetch_distance past it (the rows to come, when they lie back to back; a hint
-// per line 4 KiB ahead instead measured slower where memory is in 4 KiB pages). A row's arithmetic does not depend on
-// its group (a short group repeats its last row), so pieces of the outputs on any executor compute what the whole does.
+// per line 4 KiB ahead instead measured slower where memory is in 4 KiB pages). Reductions' rows read one by one (below)
+// also hint their lines inner_lines_ahead on, as the general kernel hints its steps, where the CPU's prefetchers need
+// line hints (hints_lines) and the rows and the input are long enough (hints_short_row_lines): rows of a few lines are
+// read in bursts that the hardware prefetchers alone did not keep ahead of on such a CPU, while from its L3 the same
+// hints cost (tuning.hpp; the figures: bench/journal/2026-12-02-short-rows-zen5.md). A row's arithmetic does not
+// depend on its group (a short group repeats its last row), so pieces of the outputs on any executor compute what the
+// whole does.
 // Log-sum-exp takes rows of two registers or more in one pass, each row's terms over a reference from its first vector
 // (log_sum_exp_short_rows_one_pass), and shorter rows, or rows that reference does not serve, in two: the group's
 // maxima, then the sums of e^(x − shift) (from L1); groups are finished (the logarithm) in batches
@@ -44,9 +50,10 @@ namespace tensorops::detail {
 // whole vectors left over and the last, partial one join the first), combined pairwise at the row's end — so a float
 // lane's chain sums at most 20 elements, not 64. Read side by side — the group's eight rows a vector each at a time —
 // such rows are eight streams through memory at once, and came from memory markedly slower than one by one (in L2 the
-// two orders are alike; shorter rows measured slower one by one). Hints a line 16 KiB ahead did not help the
-// side-by-side reads, nor did two rows side by side: not kept (the figures:
-// bench/journal/notes-reduce-and-log-sum-exp.md).
+// two orders are alike; shorter rows measured slower one by one), on a CPU that does not take the line hints. There,
+// line hints 16 KiB ahead did not help the side-by-side reads, nor did two rows side by side (the figures:
+// bench/journal/notes-reduce-and-log-sum-exp.md); on one that takes them, see above
+// (bench/journal/2026-12-02-short-rows-zen5.md).
 
 /// Whether the short-row kernel reads rows of `length` elements of T, `lanes` a vector, one after the other
 /// (combine_row_alone) rather than side by side: rows of short_rows_one_by_one_vectors vectors and
@@ -80,6 +87,32 @@ template <class U, class T, class R, class Shift>
         chain[0] = r.combine_lanes(chain[0], simd::select(counted, identity, r.lift_lanes(simd::load_as<U>(row + length - W), shift)));
     }
     return combine_all(chain, [&](const P& a, const P& b) { return r.combine_lanes(a, b); });
+}
+
+/// Whether the short-row reductions hint the lines of `rows` rows of `length` elements of T (combine_rows_hinting_lines):
+/// rows read one by one (reads_rows_one_by_one, `lanes` a vector) of at least short_row_hints_row_bytes, an input of at
+/// least short_row_hints_min_bytes, and a CPU that takes line hints (hints_lines).
+template <class T>
+[[nodiscard]] inline bool hints_short_row_lines(std::size_t rows, std::size_t length, std::size_t lanes) noexcept {
+    const std::size_t row_bytes = length * sizeof(T);
+    return reads_rows_one_by_one<T>(length, lanes) && row_bytes >= short_row_hints_row_bytes &&
+           rows * row_bytes >= short_row_hints_min_bytes && hints_lines(rows * row_bytes);
+}
+
+/// What combine_short_rows gives G rows read one by one (the same lanes, bit for bit), each row's lines first hinted
+/// inner_lines_ahead on: for the inputs hints_short_row_lines picks (mostly in memory). A loop over the rows, out of
+/// line, and a walk of its own (reduce_short_rows_in): inlined into combine_short_rows, eight copies of a row's code
+/// with the hints slowed that function's other paths, and a branch to this loop slowed its unhinted one-by-one rows in
+/// cache.
+template <class U, class T, class R, std::size_t G, class Shift>
+[[gnu::noinline]] simd::pack<U> combine_rows_hinting_lines(const std::array<const T*, G>& rows, std::size_t length, const R& r,
+                                                           const Shift& shift_of) {
+    std::array<simd::pack<U>, G> acc;
+    for (std::size_t k = 0; k < G; ++k) {
+        simd::prefetch_ahead(rows[k], inner_lines_ahead, length * sizeof(T));
+        acc[k] = combine_row_alone<U>(rows[k], length, r, shift_of(k));
+    }
+    return simd::reduce_lanes_of_rows(acc, [&](const simd::pack<U>& a, const simd::pack<U>& b) { return r.combine_lanes(a, b); });
 }
 
 /// Lane p (p < G) = r's combination of the `length` (≥ 1) contiguous elements at rows[p], lifted with

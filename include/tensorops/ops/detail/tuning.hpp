@@ -57,6 +57,15 @@ inline constexpr std::size_t short_rows_one_by_one_vectors = 6;
 /// 16-bit rows of eight widened vectors (128 bytes); changes floating results.
 inline constexpr std::size_t short_rows_one_by_one_bytes = 192;
 
+/// The short-row reductions hint the lines of the rows they read one by one (where simd::line_hints_pay) for rows of at
+/// least this many bytes (four cache lines) and inputs of at least short_row_hints_min_bytes: shorter rows came from
+/// memory near the speed of long ones without them. Speed only.
+inline constexpr std::size_t short_row_hints_row_bytes = 256;
+
+/// Inputs of this size or more are mostly read from memory, where the short rows' line hints pay; smaller ones stay in
+/// the caches (L3 included), where the same hints only cost. Speed only.
+inline constexpr std::size_t short_row_hints_min_bytes = std::size_t{16} << 20;
+
 /// Accumulators of a row read on its own in the short-row kernel: independent chains, so that the latency of the
 /// combining instruction does not bound the row; changes floating results.
 inline constexpr std::size_t short_row_chains = 4;

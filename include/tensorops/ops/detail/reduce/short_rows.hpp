@@ -25,7 +25,8 @@ namespace tensorops::detail {
 
 /// The short-row kernel (see short_rows.hpp) for rows of `length` elements, 1 ≤ length ≤ short_row_elements<T>, in lanes
 /// of U (T's own, or for 8- and 16-bit integers the 32-bit lanes of narrow_row_lane_t, R rebound to them): each group's
-/// rows combined into one register (combine_short_rows), finished lane-wise after its batch; back-to-back rows of up
+/// rows combined into one register (combine_short_rows; rows read one by one from memory, where the CPU takes line
+/// hints, by combine_rows_hinting_lines — the same lanes), finished lane-wise after its batch; back-to-back rows of up
 /// to narrow_reduce_row_max elements go to the narrow-row kernel.
 template <class U, class T, class R>
 void reduce_short_rows_in(const T* input, T* output, const iter::loop_nest<2>& kept, std::size_t length, const R& r) {
@@ -33,6 +34,16 @@ void reduce_short_rows_in(const T* input, T* output, const iter::loop_nest<2>& k
     using C = simd::compute_t<U>;
     constexpr std::size_t G = short_row_group<U>;
     const auto no_shift = [](std::size_t) { return P(C(0)); };
+    const auto finish_group = [&](const P& total, const auto& write) TENSOROPS_INLINE_STEP { write(r.finish_lanes(total, length, P(C(0)))); };
+    if (hints_short_row_lines<T>(kept.element_count(), length, P::size)) {  // rows read one by one, hinting their lines
+        walk_short_row_groups<U, P>(
+            input, output, kept, length, [](const T*, T*, std::size_t, std::ptrdiff_t) { return false; },
+            [&](const std::array<const T*, G>& rows, bool, const auto&) TENSOROPS_INLINE_STEP {
+                return combine_rows_hinting_lines<U>(rows, length, r, no_shift);
+            },
+            finish_group);
+        return;
+    }
     const bool narrow = std::is_same_v<U, T> && takes_narrow_row_kernel<T>(kept, length);
     walk_short_row_groups<U, P>(
         input, output, kept, length,
@@ -48,7 +59,7 @@ void reduce_short_rows_in(const T* input, T* output, const iter::loop_nest<2>& k
         [&](const std::array<const T*, G>& rows, bool whole, const auto&) TENSOROPS_INLINE_STEP {
             return combine_short_rows<U>(rows, length, r, no_shift, whole);
         },
-        [&](const P& total, const auto& write) TENSOROPS_INLINE_STEP { write(r.finish_lanes(total, length, P(C(0)))); });
+        finish_group);
 }
 
 /// The short-row kernel for rows of `length` elements, 1 ≤ length ≤ short_row_elements<T>: rows of up to a 32-bit
