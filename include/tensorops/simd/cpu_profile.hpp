@@ -38,7 +38,7 @@ inline std::atomic<avx512_kernels> avx512_kernel_setting{avx512_kernels::automat
 inline void set_line_hints(line_hints setting) noexcept { detail::line_hint_setting.store(setting, std::memory_order_relaxed); }
 
 /// Whether the streaming kernels hint every line they will read some way ahead (the inner reduce kernel, its short-row
-/// log-sum-exp, argmax's stretches), besides the page hints that every streaming kernel gives. A tuning choice, never a
+/// log-sum-exp and its short rows read one by one, argmax's stretches), besides the page hints that every streaming kernel gives. A tuning choice, never a
 /// result's: by default read once from the CPU the program runs on (set_line_hints overrides it).
 ///
 /// Why by CPU: the same hints pay on one core and cost on another, by a lot — whether the hardware prefetchers alone

@@ -1,5 +1,6 @@
 // tensorops/ops/detail/stream_hints.hpp — the software prefetch hints of the kernels that stream up contiguous runs
-// (the inner reduce kernel, log-sum-exp's one pass, argmax's stretches): how far ahead, and for which inputs.
+// (the inner reduce kernel, log-sum-exp's one pass, argmax's stretches, the short-row reductions' rows read one by one:
+// short_rows.hpp): how far ahead, and for which inputs.
 #pragma once
 
 #include <cstddef>
