@@ -443,6 +443,72 @@ TEMPLATE_LIST_TEST_CASE("reduce: argmax/argmin of narrow rows back to back (the 
     }
 }
 
+// Back-to-back rows narrower than arg_fused_row_bytes, reduced over the rows ([n, w] over n), are walked fused: arg_fused_rows
+// of them as one row, each segment of its lanes a running best of its own, the rows left over into the first segment,
+// the segments compared at the end by value and then by index (arg_reduce/outer.hpp). Few distinct values, so that
+// every column has ties across segments, and per column the extreme planted in a late segment early and again in an
+// early segment later (the first and the last of them are in different segments, in either order), sometimes in the
+// rows left over; NaN in floating types; one group and several, with and without rows left over; a kept outer axis
+// ([2, n, w] over n); alone and on a pool (bands of groups).
+TEMPLATE_LIST_TEST_CASE("reduce: argmax/argmin over narrow rows back to back, fused into wide rows, against the reference", "",
+                        tensorops_test::builtin_types) {
+    using T = TestType;
+    test_rng rng(std::string("arg reduce fused rows ") + std::string(tensorops_test::type_name<T>()));
+    INFO(rng.describe());
+    constexpr bool floating = !std::is_integral_v<T>;
+    constexpr std::size_t W = tensorops::simd::lanes<T>;
+    const T high = floating ? static_cast<T>(std::numeric_limits<float>::infinity()) : std::numeric_limits<T>::max();
+    const T low = floating ? static_cast<T>(-std::numeric_limits<float>::infinity()) : std::numeric_limits<T>::lowest();
+    tensorops::thread_pool pool(2, 1);
+    std::size_t case_index = 0;
+    for (const std::size_t w : {std::size_t{1}, std::size_t{3}, std::max<std::size_t>(W - 1, 2), W, W + 3, 127 / sizeof(T)}) {
+        const std::size_t fuse = tensorops::detail::arg_fused_rows<T>(w, static_cast<std::ptrdiff_t>(w), std::size_t{1} << 30);
+        if constexpr (sizeof(tensorops::simd::compute_t<T>) >= 4) CHECK(fuse > 1);  // the fused walk is what this tests
+        for (const std::size_t groups : {std::size_t{1}, std::size_t{3}}) {
+            for (const std::size_t left_over : {std::size_t{0}, rng.uniform<std::size_t>(1, fuse - 1)}) {
+                const std::size_t n = groups * fuse + left_over, lines = (case_index++ % 2) + 1;
+                std::vector<T> x(lines * n * w);
+                for (auto& v : x) v = static_cast<T>(rng.uniform<int>(0, 3));
+                for (std::size_t line = 0; line < lines; ++line) {
+                    for (std::size_t j = 0; j < w; ++j) {
+                        const auto at = [&](std::size_t row) -> T& { return x[(line * n + row) * w + j]; };
+                        const T extreme = j % 2 == 0 ? high : low;
+                        if (rng.chance(0.6) && fuse >= 2) {  // a late segment's early row, then an early segment's later row
+                            const std::size_t segment = rng.uniform<std::size_t>(1, fuse - 1);
+                            const std::size_t group = rng.uniform<std::size_t>(0, groups - 1);
+                            at(group * fuse + segment) = extreme;
+                            const std::size_t later = rng.uniform<std::size_t>(group + 1, groups);
+                            if (later < groups) at(later * fuse + rng.uniform<std::size_t>(0, segment - 1)) = extreme;
+                        }
+                        if (left_over > 0 && rng.chance(0.3)) at(groups * fuse + rng.uniform<std::size_t>(0, left_over - 1)) = extreme;
+                        if (floating && rng.chance(0.15))
+                            at(rng.uniform<std::size_t>(0, n - 1)) = static_cast<T>(std::numeric_limits<float>::quiet_NaN());
+                    }
+                }
+                const std::vector<std::size_t> sizes{lines, n, w};
+                const tensor_view<const T> input(x.data(), sizes);
+                std::vector<std::int64_t> out(lines * w);
+                const tensor_view<std::int64_t> y(out.data(), {lines, 1, w});
+                for (int mode = 0; mode < 8; ++mode) {
+                    const bool maximum = mode % 2 == 0, last = mode % 4 >= 2, threads = mode >= 4;
+                    if (!tensorops_test::runs_in_this_build(case_index + static_cast<std::size_t>(mode), 2)) continue;
+                    const auto direction = last ? axis_direction::decreasing : axis_direction::increasing;
+                    INFO("w " << w << " fuse " << fuse << " n " << n << " lines " << lines << (maximum ? " argmax" : " argmin")
+                              << (last ? " last" : " first") << (threads ? " pool" : ""));
+                    std::fill(out.begin(), out.end(), -1);
+                    if (lines == 1) {  // [n, w] over n: on a pool, bands of groups
+                        arg_extreme(threads ? &pool : nullptr, maximum, tensor_view<const T>(x.data(), {n, w}),
+                                    tensor_view<std::int64_t>(out.data(), {1, w}), {0}, direction);
+                    } else {
+                        arg_extreme(threads ? &pool : nullptr, maximum, input, y, {1}, direction);
+                    }
+                    CHECK(out == ref::arg_reduce(ref::dense<T>(sizes, x), {1}, maximum, last).values);
+                }
+            }
+        }
+    }
+}
+
 TEMPLATE_LIST_TEST_CASE("reduce: NaN in every position propagates through MAX and MIN and wins ARGMAX/ARGMIN", "",
                         tensorops_test::floating_types_with_bfloat16) {
     using T = TestType;

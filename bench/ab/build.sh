@@ -6,7 +6,8 @@
 #        build/ab/ab [rounds=15]  (AB_FILTER=<substring> picks cases; AB_TINY=1 runs the per-call-overhead cases;
 #        AB_WIDE_SCANS=1, AB_HUGE_ROWS=1, AB_WIDE_ARGMAX=1 the scans over rows of 4 KiB-1 MiB and of 2-32 MiB and argmax
 #        over rows of 4 KiB-1 MiB instead of the default set; AB_TAILS=1 SUM and MAX over rows of 3-1021 elements;
-#        AB_SHORT_ROWS=1 SUM and MAX along rows of 64 B-2 KiB at 64, 16, 4 and 1 MiB; AB_SCANS=1 the scans of
+#        AB_SHORT_ROWS=1 SUM and MAX along rows of 64 B-2 KiB at 64, 16, 4 and 1 MiB; AB_NARROW_ARGMAX=1 argmax over
+#        back-to-back rows of 12 B-1 KiB; AB_SCANS=1 the scans of
 #        scan_ops.cpp; AB_SUITE=1 the benchmark suite's tensorops cases, as the same calls)
 # A/A calibration: give the same tree twice. The -march is the benchmark suite's (x86-64-v3) unless AB_MARCH names
 # another (x86-64-v4: the 512-bit paths).

@@ -160,6 +160,10 @@ int main(int argc, char** argv) {
         for (std::size_t row_bytes : {std::size_t{2} << 20, std::size_t{4} << 20, std::size_t{8} << 20,
                                       std::size_t{16} << 20, std::size_t{32} << 20})
             add(fn::cumsum, dtype::f32, row_bytes / 4, {{0}}, {big}, {1, 2});
+    } else if (std::getenv("AB_NARROW_ARGMAX")) {  // argmax over back-to-back rows of 12 B-1 KiB (fused narrow rows; issue 50)
+        for (std::size_t width : {std::size_t{3}, std::size_t{4}, std::size_t{7}, std::size_t{16}, std::size_t{32}, std::size_t{48},
+                                  std::size_t{64}, std::size_t{256}})
+            add(fn::argmax, dtype::f32, width, {{0}}, {big, small}, {1, 2});
     } else if (std::getenv("AB_WIDE_ARGMAX")) {  // argmax over the rows, from rows of 4 KiB to 1 MiB (issue 50's cliff)
         for (std::size_t row_bytes : {std::size_t{4} << 10, std::size_t{16} << 10, std::size_t{64} << 10,
                                       std::size_t{256} << 10, std::size_t{1} << 20})

@@ -226,4 +226,14 @@ template <class T>
     return static_cast<std::size_t>(step < 0 ? -step : step) * sizeof(T);
 }
 
+/// How many back-to-back rows of `width` lanes, `step` elements apart, the outer kernels (reduce, argmax) fuse into one
+/// wide row: 1 unless the rows are adjacent (step = width), narrower than narrow_row_bytes, and that many fit in a panel
+/// of `panel` lanes.
+template <class T>
+[[nodiscard]] std::size_t fused_rows(std::size_t width, std::ptrdiff_t step, std::size_t panel) {
+    if (width > panel || step != static_cast<std::ptrdiff_t>(width)) return 1;
+    const std::size_t wanted = (narrow_row_bytes + width * sizeof(T) - 1) / (width * sizeof(T));
+    return std::max<std::size_t>(1, std::min(wanted, panel / width));
+}
+
 }  // namespace tensorops::detail

@@ -147,6 +147,11 @@ inline constexpr std::size_t arg_branchless_rows = 96;
 
 static_assert(arg_branchless_rows > arg_warm_rows);
 
+/// Back-to-back rows narrower than this (bytes) are fused by the outer argmax kernel (arg_fused_rows); wider ones are
+/// walked one at a time (in far-apart pairs, or in bands that start from an earlier band's answer), which serves them
+/// better on two threads.
+inline constexpr std::size_t arg_fused_row_bytes = 128;
+
 /// Rows the outer argmax kernel compares with its running best per load and store of it, where rows are at least
 /// arg_grouped_row_bytes apart (arg_update_rows_in_turn).
 inline constexpr std::size_t arg_group_rows = 4;

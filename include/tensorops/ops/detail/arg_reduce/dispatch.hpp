@@ -9,7 +9,8 @@
 //            the best value and the step (four vectors) that reached it (locate_extreme); blocks are compared
 //            as scalars, and only the winning step is searched again for the position — one pass over memory;
 //   outer    (outer.hpp, outer_by_extreme.hpp; a kept dimension is contiguous): lanes of 32 or 64 bits keep, per lane, the best value and its flat
-//            index, compared with each row in walk order and updated (with selects) only where it changes; 8- and
+//            index, compared with each row in walk order and updated (with selects) only where it changes (back-to-back
+//            rows narrower than arg_fused_row_bytes, vectors or not, fused into wide rows: outer.hpp); 8- and
 //            16-bit lanes, too narrow for an index, find each column's extreme, then walk the rows again to where
 //            it first (last) occurs (arg_reduce_rows_by_extreme);
 //   strided  (strided.hpp) every other case and user types: scalar, ties broken by flat index, so it does not depend on the walk
@@ -60,7 +61,13 @@ void run_arg_reduce(const T* input, const index_output& output, const iter::loop
             arg_reduce_inner<Maximum, Last>(input, output, parts);
             return;
         }
-        if (nest.rank > 0 && !reduced.test(last) && nest.inner_is_contiguous({0, 1}) && nest.sizes[last] >= W && parts.group.rank > 0) {
+        // Rows narrower than a vector go there too where it fuses them (arg_fused_rows: back to back, one reduced axis).
+        bool fused_narrow_rows = false;
+        if constexpr (sizeof(simd::compute_t<T>) >= 4)
+            fused_narrow_rows = nest.rank > 0 && parts.group.rank == 1 &&
+                                arg_fused_rows<T>(nest.sizes[last], parts.group.strides[1][0], parts.group.sizes[0]) > 1;
+        if (nest.rank > 0 && !reduced.test(last) && nest.inner_is_contiguous({0, 1}) && (nest.sizes[last] >= W || fused_narrow_rows) &&
+            parts.group.rank > 0) {
             // 32- and 64-bit lanes hold the flat index in a lane of the same width (if it fits); narrower ones find
             // it again (arg_reduce_rows_by_extreme).
             bool index_fits = true;
@@ -77,8 +84,8 @@ void run_arg_reduce(const T* input, const index_output& output, const iter::loop
 
 /// run_arg_reduce on an executor, with the same answer: one contiguous line into chunks of whole blocks
 /// (arg_reduce_line_in_chunks), an [n rows, w columns] nest reduced over its rows into bands of rows
-/// (arg_reduce_rows_in_bands) unless its rows are wide, anything else (wide rows: strips of columns) into pieces of
-/// independent outputs.
+/// (arg_reduce_rows_in_bands; narrow rows back to back: bands of fused rows, arg_reduce_fused_rows_in_bands) unless its
+/// rows are wide, anything else (wide rows: strips of columns) into pieces of independent outputs.
 template <bool Maximum, bool Last, class T>
 void run_arg_reduce_on(const executor_ref& exec, const T* input, const index_output& output, const iter::loop_nest<3>& nest,
                        iter::axis_set reduced) {
@@ -102,6 +109,16 @@ void run_arg_reduce_on(const executor_ref& exec, const T* input, const index_out
             arg_reduce_line_in_chunks<Maximum, Last>(exec, input + nest.offsets[1], output.shifted(nest.offsets[0]), nest.sizes[0],
                                                      nest.offsets[2]))
             return;
+        // Narrow rows back to back (one reduced axis, the rows' flat indices within the index lanes): bands of fused rows.
+        if (nest.rank == 2 && reduced.test(0) && !reduced.test(1) && nest.inner_is_contiguous({0, 1}) && wanted_pieces(exec, bytes) > 1 &&
+            nest.sizes[0] <= std::numeric_limits<L>::max()) {
+            const std::size_t fuse = arg_fused_rows<T>(nest.sizes[1], nest.strides[1][0], nest.sizes[0]);
+            if (fuse > 1 && nest.sizes[0] / fuse >= 2) {
+                arg_reduce_fused_rows_in_bands<Maximum, Last>(exec, input + nest.offsets[1], output.shifted(nest.offsets[0]), nest.sizes[1],
+                                                              nest.sizes[0], fuse, nest.strides[2][0], nest.offsets[2]);
+                return;
+            }
+        }
         if (rows_in_bands && wanted_pieces(exec, bytes) > 1 && nest.sizes[1] >= simd::lanes<T> &&
             nest.sizes[0] >= 8 && nest.sizes[0] <= std::numeric_limits<L>::max()) {
             arg_reduce_rows_in_bands<Maximum, Last>(exec, input + nest.offsets[1], output.shifted(nest.offsets[0]), nest.sizes[1], nest.sizes[0],

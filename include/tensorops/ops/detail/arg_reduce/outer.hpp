@@ -57,23 +57,32 @@ template <bool Maximum, bool Last, arg_update Update, class P, class C, class L,
     store(best_index, simd::select_lanes<P>(replace, row_index, Q(load(best_index))));
 }
 
-/// The running best (value, flat index) of `width` columns against one more row, `index` its flat index (rows
-/// come in walk order, see above), updated as Update says. `first`: there is no running best yet, the row and its
-/// index become it. Hints the row `ahead` bytes on (simd::rows_ahead_bytes).
-template <bool Maximum, bool Last, arg_update Update, class T, class C, class L>
-void arg_update_row(const T* row, std::ptrdiff_t index, C* best, L* best_index, std::size_t width, bool first, std::ptrdiff_t ahead) {
+/// The running best (value, flat index) of `width` columns against one more row, the flat index of each vector's
+/// lanes lane_index(j, load) for the vector at column j (rows come in walk order, see above), updated as Update says.
+/// `first`: there is no running best yet, the row and its indices become it. Hints the row `ahead` bytes on
+/// (simd::rows_ahead_bytes).
+template <bool Maximum, bool Last, arg_update Update, class T, class C, class L, class LaneIndex>
+[[TENSOROPS_ALWAYS_INLINE]] inline void arg_update_row_lanes(const T* row, const LaneIndex& lane_index, C* best, L* best_index,
+                                                             std::size_t width, bool first, std::ptrdiff_t ahead) {
     using P = simd::pack<T>;
-    using Q = simd::lane_index_pack<P>;
-    const Q row_index(static_cast<L>(index));
     for_each_row_vector_prefetching<T>(row, nullptr, ahead, width, [&](std::size_t j, const auto& load, const auto& store) TENSOROPS_INLINE_STEP {
         const P candidate = load(row + j);
         if (first) {
             store(best + j, candidate);
-            store(best_index + j, row_index);
+            store(best_index + j, lane_index(j, load));
             return;
         }
-        arg_update_lanes<Maximum, Last, Update>(candidate, row_index, best + j, best_index + j, load, store);
+        arg_update_lanes<Maximum, Last, Update>(candidate, lane_index(j, load), best + j, best_index + j, load, store);
     });
+}
+
+/// arg_update_row_lanes for a row whose every lane has the flat index `index`.
+template <bool Maximum, bool Last, arg_update Update, class T, class C, class L>
+void arg_update_row(const T* row, std::ptrdiff_t index, C* best, L* best_index, std::size_t width, bool first, std::ptrdiff_t ahead) {
+    using Q = simd::lane_index_pack<simd::pack<T>>;
+    const Q row_index(static_cast<L>(index));
+    arg_update_row_lanes<Maximum, Last, Update>(
+        row, [&](std::size_t, const auto&) TENSOROPS_INLINE_STEP { return row_index; }, best, best_index, width, first, ahead);
 }
 
 /// arg_update_row for two rows read in the same steps, each against a running best of its own: `row` (flat index
@@ -236,6 +245,85 @@ void arg_walk_rows(const T* x, std::ptrdiff_t step, std::ptrdiff_t index_base, s
     arg_merge_rows<Maximum, Last>(values, indices, other_values, other_indices, width);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Narrow rows back to back, fused.
+//
+// Algorithm. A line of n rows of `width` columns that lie back to back ([n, width] over its rows), narrower than
+// arg_fused_row_bytes, is walked `fuse` rows at a time as one row of fuse · width lanes (fused_rows, as the outer reduce
+// kernel fuses them): lane p of group g holds row g · fuse + p / width, column p mod width, and its flat index is the
+// group's plus a constant offset, (p / width) · index_step (segment_offsets). Each lane still meets its rows in walk
+// order, so segment s of the running best holds the first (last) extreme of the rows ≡ s (mod fuse) and its index;
+// the n mod fuse rows left over, later than all of them, go to segment 0; per column the segments are then compared
+// by value and, where equal (or both NaN), by index (arg_finish_fused_rows) — exact. Row by row, each row of a vector or
+// two paid a walk's setup and its hints, and rows narrower than a vector took the scalar strided kernel.
+
+/// offsets[p] = (p / width) · index_step for p < fuse · width: the flat index of a fused row's lane p past its group's.
+template <class L>
+void segment_offsets(L* offsets, std::size_t width, std::size_t fuse, std::ptrdiff_t index_step) {
+    for (std::size_t p = 0; p < fuse * width; ++p) offsets[p] = static_cast<L>(static_cast<std::ptrdiff_t>(p / width) * index_step);
+}
+
+/// How many rows the outer kernel fuses in a line of `n` rows of `width` columns `step` elements apart: for rows
+/// narrower than arg_fused_row_bytes, fused_rows' count within the running best's stack panel (arg_reduce_rows), at
+/// most n; 1 where it does not fuse them.
+template <class T>
+[[nodiscard]] std::size_t arg_fused_rows(std::size_t width, std::ptrdiff_t step, std::size_t n) {
+    if (width == 0 || width * sizeof(T) >= arg_fused_row_bytes) return 1;
+    using C = simd::compute_t<T>;
+    using L = typename simd::lane_index_pack<simd::pack<T>>::value_type;
+    constexpr std::size_t panel =
+        std::min(accumulator_rows<C, 2, outer_row_budget / 2>::panel, accumulator_rows<L, 2, outer_row_budget / 2>::panel);
+    return std::max<std::size_t>(1, std::min(fused_rows<T>(width, step, panel), n));
+}
+
+/// The running best (values, indices: fuse · width lanes) of the groups [from, to) of a line of back-to-back rows of
+/// `width` columns at x fused `fuse` at a time (algorithm above; row i at flat index index_base + i · index_step,
+/// `offsets` from segment_offsets), walked in order from nothing: branchless for the first arg_branchless_rows groups.
+template <bool Maximum, bool Last, class T, class C, class L>
+void arg_walk_fused_rows(const T* x, std::size_t width, std::size_t fuse, std::ptrdiff_t index_base, std::ptrdiff_t index_step,
+                         std::size_t from, std::size_t to, C* values, L* indices, const L* offsets) {
+    using Q = simd::lane_index_pack<simd::pack<T>>;
+    const std::size_t lanes = fuse * width;
+    const std::ptrdiff_t group_step = static_cast<std::ptrdiff_t>(lanes), ahead = simd::rows_ahead_bytes<T>(group_step);
+    for (std::size_t g = from; g < to; ++g) {
+        const Q group_index(static_cast<L>(index_base + static_cast<std::ptrdiff_t>(g * fuse) * index_step));
+        const auto lane_index = [&](std::size_t j, const auto& load) TENSOROPS_INLINE_STEP {
+            return Q(group_index + Q(load(offsets + j)));
+        };
+        const T* row = x + static_cast<std::ptrdiff_t>(g) * group_step;
+        if (g - from < arg_branchless_rows)
+            arg_update_row_lanes<Maximum, Last, arg_update::branchless>(row, lane_index, values, indices, lanes, g == from, ahead);
+        else
+            arg_update_row_lanes<Maximum, Last, arg_update::branching>(row, lane_index, values, indices, lanes, false, ahead);
+    }
+}
+
+/// Completes the running best of a fused line of `n` rows (values, indices: its n / fuse ≥ 1 groups walked,
+/// fuse · width lanes): the rows left over into segment 0, then the segments compared per column — by value, equal
+/// values (or NaNs) by index, the smallest (Last: the largest) winning. The answers are in indices[0 … width).
+template <bool Maximum, bool Last, class T, class C, class L>
+void arg_finish_fused_rows(const T* x, std::size_t n, std::size_t width, std::size_t fuse, std::ptrdiff_t index_base,
+                           std::ptrdiff_t index_step, C* values, L* indices) {
+    const std::ptrdiff_t ahead = simd::rows_ahead_bytes<T>(static_cast<std::ptrdiff_t>(width));
+    for (std::size_t i = n - n % fuse; i < n; ++i)
+        arg_update_row<Maximum, Last, arg_update::branchless>(x + i * width, index_base + static_cast<std::ptrdiff_t>(i) * index_step,
+                                                              values, indices, width, false, ahead);
+    for (std::size_t s = 1; s < fuse; ++s) {
+        for (std::size_t j = 0; j < width; ++j) {
+            const C other = values[s * width + j], current = values[j];
+            const L other_index = indices[s * width + j];
+            const bool other_nan = is_nan_value(other), current_nan = is_nan_value(current);
+            const bool tie = other_nan ? current_nan : !current_nan && other == current;
+            const bool wins = tie ? (Last ? other_index > indices[j] : other_index < indices[j])
+                                  : replaces<Maximum, false>(other, other_nan, current, current_nan);
+            if (wins) {
+                values[j] = other;
+                indices[j] = other_index;
+            }
+        }
+    }
+}
+
 template <bool Maximum, bool Last, class T>
 void arg_reduce_rows(const T* x, const index_output& y, std::size_t width, const iter::loop_nest<3>& group, std::ptrdiff_t index_base) {
     using P = simd::pack<T>;
@@ -256,6 +344,17 @@ void arg_reduce_rows(const T* x, const index_output& y, std::size_t width, const
         panel = std::min(width, arg_heap_panel_bytes / (sizeof(C) + sizeof(index_lane)));
         heap_values = std::make_unique_for_overwrite<C[]>(panel);
         heap_indices = std::make_unique_for_overwrite<index_lane[]>(panel);
+    }
+    if (group.rank == 1) {  // narrow rows back to back: fused (arg_walk_fused_rows)
+        const std::size_t n = group.sizes[0], fuse = arg_fused_rows<T>(width, group.strides[1][0], n);
+        if (fuse > 1) {
+            segment_offsets(indices.row(1), width, fuse, group.strides[2][0]);
+            arg_walk_fused_rows<Maximum, Last>(x, width, fuse, index_base, group.strides[2][0], 0, n / fuse, values.row(0), indices.row(0),
+                                               indices.row(1));
+            arg_finish_fused_rows<Maximum, Last>(x, n, width, fuse, index_base, group.strides[2][0], values.row(0), indices.row(0));
+            y.put_contiguous(0, indices.row(0), width);
+            return;
+        }
     }
     for (std::size_t start = 0; start < width; start += panel) {
         const std::size_t w = std::min(panel, width - start);

@@ -90,6 +90,31 @@ void arg_reduce_rows_in_bands(const executor_ref& exec, const T* x, const index_
     y.put_contiguous(0, best_index.data(), width);
 }
 
+/// The outer kernel for a line of `n` back-to-back rows of `width` columns fused `fuse` at a time (arg_walk_fused_rows;
+/// flat indices index_base + i · index_step) on an executor: bands of whole groups, each walked from nothing into a
+/// running best of its own (fuse · width lanes); the calling thread merges them in walk order lane by lane (each lane of
+/// a later band holds later rows: arg_merge_rows), then finishes the line as the sequential kernel does
+/// (arg_finish_fused_rows) — exact, the same answer. Needs n / fuse ≥ 2.
+template <bool Maximum, bool Last, class T>
+void arg_reduce_fused_rows_in_bands(const executor_ref& exec, const T* x, const index_output& y, std::size_t width, std::size_t n,
+                                    std::size_t fuse, std::ptrdiff_t index_step, std::ptrdiff_t index_base) {
+    using C = simd::compute_t<T>;
+    using L = typename simd::lane_index_pack<simd::pack<T>>::value_type;
+    const std::size_t lanes = fuse * width, groups = n / fuse;
+    const std::size_t bands = std::min(groups, wanted_pieces(exec, n * width * sizeof(T)));
+    std::vector<C> best(bands * lanes);
+    std::vector<L> best_index(bands * lanes), offsets(lanes);
+    segment_offsets(offsets.data(), width, fuse, index_step);
+    exec.parallel_for(bands, [&](std::size_t band) {
+        arg_walk_fused_rows<Maximum, Last>(x, width, fuse, index_base, index_step, band * groups / bands, (band + 1) * groups / bands,
+                                           best.data() + band * lanes, best_index.data() + band * lanes, offsets.data());
+    });
+    for (std::size_t band = 1; band < bands; ++band)
+        arg_merge_rows<Maximum, Last>(best.data(), best_index.data(), best.data() + band * lanes, best_index.data() + band * lanes, lanes);
+    arg_finish_fused_rows<Maximum, Last>(x, n, width, fuse, index_base, index_step, best.data(), best_index.data());
+    y.put_contiguous(0, best_index.data(), width);
+}
+
 /// Argmax / argmin of one contiguous line of `length` elements (flat indices index_base + i) into output element 0,
 /// on an executor: pieces of whole arg_blocks find their best site as arg_reduce_inner does (locate_extreme per
 /// block, compared in order with `replaces`); the calling thread takes the pieces' winners in order with the same

@@ -17,16 +17,6 @@ namespace tensorops::detail {
 template <class C>
 inline constexpr std::size_t stretch_lanes = outer_stretch_bytes / sizeof(C);
 
-/// How many back-to-back rows of `width` lanes, `step` elements apart, the outer kernel fuses into one wide row: 1
-/// unless the rows are adjacent (step = width), narrower than narrow_row_bytes, and that many fit in a panel of `panel`
-/// lanes.
-template <class T>
-[[nodiscard]] std::size_t fused_rows(std::size_t width, std::ptrdiff_t step, std::size_t panel) {
-    if (width > panel || step != static_cast<std::ptrdiff_t>(width)) return 1;
-    const std::size_t wanted = (narrow_row_bytes + width * sizeof(T) - 1) / (width * sizeof(T));
-    return std::max<std::size_t>(1, std::min(wanted, panel / width));
-}
-
 /// How the outer kernel walks one line of `visits` rows (each `visit_step` elements after the one before) for functions
 /// with row blocks: in units, each folded into a running row of its own, the running rows then combined in order
 /// (unit_combiner) — whether one thread does it all (reduce_rows) or several share the units out
